@@ -1,0 +1,130 @@
+// What every pooling generator shares: the data layout, the runtime window attributes, and the
+// taps of one window. The mathematics of each operator lives in pooling_generator.cpp.
+//
+// Layout: every tensor is 5-D in Halide's innermost-first order (x = W, y = H, z = D, c, n), i.e.
+// an NCDHW tensor. The runtime views 1-D and 2-D pooling as 3-D with extent-1 axes and size-1
+// windows, and resolves auto_pad and rounding to explicit numbers, so a generator only knows this:
+// output coordinate o along spatial axis a reads the input taps
+//
+//     i = o * stride[a] - pad_begin[a] + k * dilation[a],     k = 0 .. kernel[a] - 1
+//
+// and a tap with i outside [0, extent) is padding. Array index a: 0 = x (W), 1 = y (H), 2 = z (D).
+#pragma once
+
+#include "Halide.h"
+
+#include "generators/element_type.h"
+#include "schedules/target_params.h"
+
+namespace poolconv::generators {
+
+constexpr int kSpatialAxes = 3;
+
+// The shape the estimates describe (autoscheduler input): MaxPool 3x3 stride 2 pad 1 on a
+// ResNet stem activation, 1x64x112x112 -> 1x64x56x56. One table for inputs and outputs alike.
+struct EstimateShape {
+    static constexpr int in[kSpatialAxes] = {112, 112, 1};
+    static constexpr int out[kSpatialAxes] = {56, 56, 1};
+    static constexpr int kernel[kSpatialAxes] = {3, 3, 1};
+    static constexpr int stride[kSpatialAxes] = {2, 2, 1};
+    static constexpr int pad[kSpatialAxes] = {1, 1, 0};
+    static constexpr int channels = 64;
+    static constexpr int batch = 1;
+};
+
+template<typename Derived>
+class PoolGenerator : public Halide::Generator<Derived> {
+protected:
+    template<typename T>
+    using Input = Halide::GeneratorInput<T>;
+    template<typename T>
+    using Output = Halide::GeneratorOutput<T>;
+    template<typename T>
+    using GeneratorParam = Halide::GeneratorParam<T>;
+    using Expr = Halide::Expr;
+    using Func = Halide::Func;
+    using Var = Halide::Var;
+
+public:
+    // Element type of the data (and of the pooled values).
+    GeneratorParam<ElementType> data_type_param{"data_type", ElementType::f32, element_type_names()};
+
+    // Data, NCDHW as (x, y, z, c, n). Its type is data_type, set in configure().
+    Input<Halide::Buffer<void, 5>> input{"input"};
+
+    // Window attributes per spatial axis (0 = x, 1 = y, 2 = z): all >= 1 except pad_begin >= 0.
+    Input<int[kSpatialAxes]> kernel{"kernel"};
+    Input<int[kSpatialAxes]> stride{"stride"};
+    Input<int[kSpatialAxes]> dilation{"dilation"};
+    Input<int[kSpatialAxes]> pad_begin{"pad_begin"};
+
+protected:
+    Halide::Type data_type() const { return halide_type(data_type_param); }
+
+    Var x{"x"}, y{"y"}, z{"z"}, c{"c"}, n{"n"};
+
+    // The window: r.x runs fastest, so iterating r visits taps in scan order (z, then y, then x),
+    // which is what "ties go to the first element" refers to.
+    Halide::RDom window() {
+        return Halide::RDom(0, kernel[0], 0, kernel[1], 0, kernel[2], "window");
+    }
+
+    // Input coordinate of tap k of the window at output coordinate o, along axis a.
+    Expr tap(int a, const Expr &o, const Expr &k) {
+        return o * stride[a] - pad_begin[a] + k * dilation[a];
+    }
+
+    // Padding taps. Lanes of a vector run along x, so whether a tap is padding along x differs
+    // between lanes: the algorithms mask those taps with a select on `inside_x`, marked `likely` so
+    // loop partitioning peels the border vectors and the steady state has no test at all.
+    // Along y and z a tap is padding for all lanes alike: `restrict_to_input_yz` drops such taps
+    // from the RDom, which Halide turns into tighter tap-loop bounds at the top and bottom rows.
+    Expr inside_x(const Expr &ix) {
+        return Halide::likely(ix >= 0 && ix < input.dim(0).extent());
+    }
+    void restrict_to_input_yz(Halide::RDom &r, const Expr &iy, const Expr &iz) {
+        r.where(iy >= 0 && iy < input.dim(1).extent() && iz >= 0 && iz < input.dim(2).extent());
+    }
+
+    // The input with its spatial coordinates clamped into range: a tap is always a legal load,
+    // and `inside` decides whether it counts.
+    Func clamped_input() {
+        Func f("clamped_input");
+        Expr cx = Halide::clamp(Halide::likely(x), 0, input.dim(0).extent() - 1);
+        Expr cy = Halide::clamp(Halide::likely(y), 0, input.dim(1).extent() - 1);
+        Expr cz = Halide::clamp(Halide::likely(z), 0, input.dim(2).extent() - 1);
+        f(x, y, z, c, n) = input(cx, cy, cz, c, n);
+        return f;
+    }
+
+    // Dense NCDHW: x is the unit-stride axis, and every tensor starts at coordinate 0.
+    template<typename Buf>
+    static void require_dense_from_zero(Buf &b) {
+        b.dim(0).set_stride(1);
+        for (int d = 0; d < 5; d++) b.dim(d).set_min(0);
+    }
+
+    // Estimates on the data input and the window attributes, for the autoschedulers.
+    void set_input_estimates() {
+        using E = EstimateShape;
+        input.set_estimates({{0, E::in[0]}, {0, E::in[1]}, {0, E::in[2]}, {0, E::channels}, {0, E::batch}});
+        for (int a = 0; a < kSpatialAxes; a++) {
+            kernel.set_estimate(a, E::kernel[a]);
+            stride.set_estimate(a, E::stride[a]);
+            dilation.set_estimate(a, 1);
+            pad_begin.set_estimate(a, E::pad[a]);
+        }
+    }
+
+    template<typename Out>
+    static void set_output_estimates(Out &out) {
+        using E = EstimateShape;
+        out.set_estimates({{0, E::out[0]}, {0, E::out[1]}, {0, E::out[2]}, {0, E::channels}, {0, E::batch}});
+    }
+
+    schedules::TargetParams target_params() const {
+        return schedules::target_params(this->get_target());
+    }
+};
+
+}  // namespace poolconv::generators

@@ -1,0 +1,180 @@
+// MaxPool (values, optionally argmax indices) and AvgPool over NC[D]HW tensors.
+//
+// The algorithms only: window geometry and layout are explained in pool_window.h, the loop
+// structure is in schedules/pooling_schedule.cpp, and every padding mode, rounding rule and
+// divisor convention is resolved to plain numbers by runtime/ before a kernel runs.
+#include "Halide.h"
+
+#include "generators/pool_window.h"
+#include "schedules/pooling_schedule.h"
+
+namespace poolconv::generators {
+
+using namespace Halide;
+
+// Values are compared and summed in f32 when the data type is a 16-bit float: x86 and most ARM
+// cores have no f16 arithmetic, and f32 holds every f16/bf16 value exactly.
+static Type work_type(const Type &t) {
+    return (t.is_float() && t.bits() < 32) ? Float(32) : t;
+}
+
+// The lowest finite value of t: what a window with no input element in it produces (OpenVINO).
+static Expr lowest_finite(const Type &t) {
+    if (t.is_float() && t.bits() < 32) {
+        // The lowest finite f16 / bf16, written as the f32 it converts to.
+        return t.is_bfloat() ? Expr(-3.3895313892515355e38f) : Expr(-65504.0f);
+    }
+    return t.min();  // Halide's Type::min() is the lowest finite value for floats too.
+}
+
+class MaxPool : public PoolGenerator<MaxPool> {
+public:
+    // Emit a second output with the position of each maximum (argmax), or values only.
+    GeneratorParam<bool> with_indices{"with_indices", false};
+    // Width of the indices output elements: 32 or 64 (int32 / int64).
+    GeneratorParam<int> index_bits{"index_bits", 64};
+
+    // Index arithmetic: an argmax at input position (ix, iy, iz) of plane (c, n) is reported as
+    //     ix * index_coef[0] + iy * index_coef[1] + iz * index_coef[2] + c * index_coef[3] + n * index_coef[4]
+    // The runtime derives the coefficients from OpenVINO's axis and ONNX's storage_order; a
+    // coefficient is 0 for an axis before `axis`. Only read when with_indices is set.
+    Input<int[5]> index_coef{"index_coef"};
+
+    // Pooled values, NCDHW as (x, y, z, c, n), type data_type; then the indices when with_indices.
+    Output<Buffer<void, 5>> output{"output"};
+    Output<Buffer<>> *indices = nullptr;
+
+    void configure() {
+        input.set_type(data_type());
+        output.set_type(data_type());
+        if (with_indices) {
+            indices = add_output<Buffer<>>("indices", Int(index_bits), 5);
+        }
+    }
+
+    void generate() {
+        // ---- Algorithm ----
+        const Type work = work_type(data_type());
+        const Expr lowest = lowest_finite(data_type());
+
+        RDom r = window();
+        Expr ix = tap(0, x, r.x), iy = tap(1, y, r.y), iz = tap(2, z, r.z);
+        restrict_to_input_yz(r, iy, iz);
+        Expr in_window = inside_x(ix);
+        Func in = clamped_input();
+        Expr v = cast(work, in(ix, iy, iz, c, n));
+
+        // The running maximum. Padding never wins; a NaN wins over anything and then stays
+        // (PyTorch); among equal values the first in scan order stays (strict comparison).
+        Func best("best");
+        if (!with_indices) {
+            best(x, y, z, c, n) = cast(work, lowest);
+            Expr acc = best(x, y, z, c, n);
+            Expr wins = v > acc;
+            if (work.is_float()) wins = wins || is_nan(v);
+            best(x, y, z, c, n) = select(in_window && wins, v, acc);
+            output(x, y, z, c, n) = cast(data_type(), best(x, y, z, c, n));
+        } else {
+            // (value, position); position -1 means "no input element seen yet", so a window made
+            // only of padding keeps the lowest value, and its index becomes the plane's first element.
+            best(x, y, z, c, n) = Tuple(cast(work, lowest), -1);
+            Expr acc = best(x, y, z, c, n)[0], acc_pos = best(x, y, z, c, n)[1];
+            Expr wins = v > acc || acc_pos < 0;
+            if (work.is_float()) wins = wins || (is_nan(v) && !is_nan(acc));
+            Expr pos = ix * index_coef[0] + iy * index_coef[1] + iz * index_coef[2];
+            best(x, y, z, c, n) = Tuple(select(in_window && wins, v, acc),
+                                        select(in_window && wins, pos, acc_pos));
+            Expr plane = c * index_coef[3] + n * index_coef[4];
+            output(x, y, z, c, n) = cast(data_type(), best(x, y, z, c, n)[0]);
+            (*indices)(x, y, z, c, n) = cast(Int(index_bits), max(best(x, y, z, c, n)[1], 0) + plane);
+        }
+
+        // ---- Estimates (autoschedulers) ----
+        set_input_estimates();
+        for (int a = 0; a < 5; a++) index_coef.set_estimate(a, 1);
+        set_output_estimates(output);
+        if (indices) set_output_estimates(*indices);
+
+        // ---- Schedule ----
+        require_dense_from_zero(input);
+        require_dense_from_zero(output);
+        if (indices) require_dense_from_zero(*indices);
+        if (get_auto_schedule()) return;
+
+        schedules::PoolingStages stages{output, best, r, in, Func(), {}, kernel[0], stride[0], dilation[0]};
+        if (indices) stages.second_output = *indices;
+        schedules::schedule_pooling(stages, target_params(), work, indices ? 4 : work.bytes());
+    }
+};
+
+class AvgPool : public PoolGenerator<AvgPool> {
+public:
+    // The divisor of each window counts the taps whose coordinate lies in [count_begin, count_end)
+    // along every axis. The runtime picks these bounds: [0, extent) excludes padding;
+    // [-pad_begin, extent + pad_end) is ONNX/PyTorch count_include_pad; a range wider than any
+    // window is OpenVINO's include-pad (the whole kernel volume). Padding itself always adds 0.
+    Input<int[kSpatialAxes]> count_begin{"count_begin"};
+    Input<int[kSpatialAxes]> count_end{"count_end"};
+
+    // Averages, NCDHW as (x, y, z, c, n), type data_type.
+    Output<Buffer<void, 5>> output{"output"};
+
+    void configure() {
+        input.set_type(data_type());
+        output.set_type(data_type());
+    }
+
+    void generate() {
+        // ---- Algorithm ----
+        RDom r = window();
+        Expr ix = tap(0, x, r.x), iy = tap(1, y, r.y), iz = tap(2, z, r.z);
+        Func in = clamped_input();
+
+        Func sum("sum");
+        sum(x, y, z, c, n) = 0.0f;
+        restrict_to_input_yz(r, iy, iz);
+        sum(x, y, z, c, n) += select(inside_x(ix), cast<float>(in(ix, iy, iz, c, n)), 0.0f);
+
+        // Taps of a window counted by the divisor, one axis at a time (the window is a box):
+        // k counts when count_begin <= o*stride - pad + k*dilation < count_end.
+        Func counted[kSpatialAxes] = {Func("counted_x"), Func("counted_y"), Func("counted_z")};
+        Var o("o");
+        for (int a = 0; a < kSpatialAxes; a++) {
+            Expr first = o * stride[a] - pad_begin[a];
+            Expr k_begin = max(0, ceil_div(count_begin[a] - first, dilation[a]));
+            Expr k_end = min(kernel[a], ceil_div(count_end[a] - first, dilation[a]));
+            counted[a](o) = max(k_end - k_begin, 0);
+        }
+        Expr count = counted[0](x) * counted[1](y) * counted[2](z);
+
+        // A window that counts no tap (exclude-pad, all padding) averages to 0.
+        Expr average = select(count > 0, sum(x, y, z, c, n) / cast<float>(max(count, 1)), 0.0f);
+        output(x, y, z, c, n) = cast(data_type(), average);
+
+        // ---- Estimates (autoschedulers) ----
+        set_input_estimates();
+        for (int a = 0; a < kSpatialAxes; a++) {
+            count_begin.set_estimate(a, 0);
+            count_end.set_estimate(a, EstimateShape::in[a]);
+        }
+        set_output_estimates(output);
+
+        // ---- Schedule ----
+        require_dense_from_zero(input);
+        require_dense_from_zero(output);
+        if (get_auto_schedule()) return;
+
+        schedules::PoolingStages stages{output, sum, r, in, Func(), {counted[0], counted[1], counted[2]},
+                                        kernel[0], stride[0], dilation[0]};
+        schedules::schedule_pooling(stages, target_params(), Float(32), 4);
+    }
+
+private:
+    // Division rounding up, for a positive divisor (Halide's '/' on ints rounds down).
+    static Expr ceil_div(const Expr &a, const Expr &b) { return (a + b - 1) / b; }
+};
+
+}  // namespace poolconv::generators
+
+HALIDE_REGISTER_GENERATOR(poolconv::generators::MaxPool, max_pool)
+HALIDE_REGISTER_GENERATOR(poolconv::generators::AvgPool, avg_pool)

@@ -1,0 +1,6 @@
+// The whole public API of poolconv.
+#pragma once
+
+#include "poolconv/pooling.h"
+#include "poolconv/runtime.h"
+#include "poolconv/tensor.h"

@@ -1,0 +1,21 @@
+// Process-wide settings: worker threads and the x86 code path.
+#pragma once
+
+namespace poolconv {
+
+// Worker threads used by every kernel. 0 restores the default: the POOLCONV_NUM_THREADS
+// environment variable if set, else one per hardware thread.
+void set_num_threads(int threads);
+int num_threads();
+
+// The instruction set the kernels run with. `best` picks the most capable one this CPU supports;
+// the others force a path (tests and benchmarks use this to cover every dispatch target). Forcing
+// a path the CPU lacks falls back to the best it has. The POOLCONV_ISA environment variable
+// (avx512, avx2, baseline) sets the initial choice.
+enum class Isa { best, avx512, avx2, baseline };
+void set_isa(Isa isa);
+// The path a kernel call would take now on this CPU (never `best`).
+Isa active_isa();
+const char *isa_name(Isa isa);
+
+}  // namespace poolconv

@@ -1,0 +1,133 @@
+// Threads, instruction-set selection and Halide error capture.
+#include "runtime/dispatch.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "HalideRuntime.h"
+#include "poolconv/runtime.h"
+#include "poolconv/tensor.h"
+
+namespace poolconv {
+
+namespace {
+
+std::atomic<Isa> g_requested_isa{Isa::best};
+std::atomic<int> g_threads{0};
+thread_local std::string t_last_halide_error;
+
+// Halide reports kernel failures (e.g. a violated buffer constraint) through this handler;
+// we keep the message and rethrow it as an Error after the call returns.
+void capture_halide_error(void * /*user_context*/, const char *message) {
+    t_last_halide_error = message ? message : "";
+    while (!t_last_halide_error.empty() && t_last_halide_error.back() == '\n') t_last_halide_error.pop_back();
+}
+
+// Whether this CPU (and OS) runs code built for the Halide target features listed: the same
+// test Halide's own multi-target dispatch uses. Must match POOLCONV_ISAS in cmake/.
+bool cpu_supports(std::initializer_list<halide_target_feature_t> features) {
+    uint64_t mask[(halide_target_feature_end + 63) / 64] = {};
+    for (halide_target_feature_t f : features) mask[f / 64] |= uint64_t(1) << (f % 64);
+    return halide_default_can_use_target_features(static_cast<int>(std::size(mask)), mask) != 0;
+}
+
+bool cpu_supports_isa(Isa isa) {
+    switch (isa) {
+    case Isa::avx512:
+        return cpu_supports({halide_target_feature_sse41, halide_target_feature_avx, halide_target_feature_f16c,
+                             halide_target_feature_fma, halide_target_feature_avx2, halide_target_feature_avx512,
+                             halide_target_feature_avx512_skylake});
+    case Isa::avx2:
+        return cpu_supports({halide_target_feature_sse41, halide_target_feature_avx, halide_target_feature_f16c,
+                             halide_target_feature_fma, halide_target_feature_avx2});
+    case Isa::baseline:
+    case Isa::best:
+        return true;
+    }
+    return false;
+}
+
+int default_threads() {
+    if (const char *env = std::getenv("POOLCONV_NUM_THREADS")) {
+        char *end = nullptr;
+        long n = std::strtol(env, &end, 10);
+        if (end != env && *end == '\0' && n > 0 && n <= 1024) return static_cast<int>(n);
+    }
+    unsigned hw = std::thread::hardware_concurrency();
+    return hw ? static_cast<int>(hw) : 1;
+}
+
+Isa isa_from_env() {
+    const char *env = std::getenv("POOLCONV_ISA");
+    if (!env) return Isa::best;
+    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline, Isa::best}) {
+        if (std::strcmp(env, isa_name(isa)) == 0) return isa;
+    }
+    return Isa::best;
+}
+
+}  // namespace
+
+void set_num_threads(int threads) {
+    detail::ensure_runtime_ready();
+    if (threads < 0) throw Error("set_num_threads: threads must be >= 0, got " + std::to_string(threads));
+    const int n = threads == 0 ? default_threads() : threads;
+    g_threads = n;
+    halide_set_num_threads(n);
+}
+
+int num_threads() {
+    detail::ensure_runtime_ready();
+    return g_threads;
+}
+
+void set_isa(Isa isa) {
+    detail::ensure_runtime_ready();
+    g_requested_isa = isa;
+}
+
+Isa active_isa() {
+    detail::ensure_runtime_ready();
+    const Isa requested = g_requested_isa;
+    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline}) {
+        const bool allowed = requested == Isa::best || static_cast<int>(isa) >= static_cast<int>(requested);
+        if (allowed && cpu_supports_isa(isa)) return isa;
+    }
+    return Isa::baseline;
+}
+
+const char *isa_name(Isa isa) {
+    switch (isa) {
+    case Isa::best: return "best";
+    case Isa::avx512: return "avx512";
+    case Isa::avx2: return "avx2";
+    case Isa::baseline: return "baseline";
+    }
+    return "unknown";
+}
+
+namespace detail {
+
+void ensure_runtime_ready() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        halide_set_error_handler(capture_halide_error);
+        g_requested_isa = isa_from_env();
+        g_threads = default_threads();
+        halide_set_num_threads(g_threads);
+    });
+}
+
+void throw_kernel_failure(const char *op, int halide_status) {
+    std::string message = t_last_halide_error.empty() ? "no message" : t_last_halide_error;
+    t_last_halide_error.clear();
+    throw Error(std::string(op) + ": kernel failed (Halide status " + std::to_string(halide_status) + "): " + message);
+}
+
+}  // namespace detail
+}  // namespace poolconv

@@ -1,0 +1,33 @@
+#include "runtime/kernel_table.h"
+
+#include <cstring>
+
+#include "poolconv/runtime.h"
+#include "poolconv_kernels.h"  // generated: every kernel header + POOLCONV_FOR_EACH_KERNEL
+
+namespace poolconv::detail {
+
+namespace {
+
+struct KernelEntry {
+    const char *name;
+    Isa isa;
+    AnyKernel fn;
+};
+
+#define POOLCONV_KERNEL_ENTRY(name, isa) \
+    KernelEntry{#name, Isa::isa, reinterpret_cast<AnyKernel>(&poolconv_##name##_##isa)},
+const KernelEntry kKernels[] = {POOLCONV_FOR_EACH_KERNEL(POOLCONV_KERNEL_ENTRY)};
+#undef POOLCONV_KERNEL_ENTRY
+
+}  // namespace
+
+AnyKernel find_kernel(const std::string &name) {
+    const Isa isa = active_isa();
+    for (const KernelEntry &k : kKernels) {
+        if (k.isa == isa && name == k.name) return k.fn;
+    }
+    return nullptr;
+}
+
+}  // namespace poolconv::detail

@@ -1,0 +1,40 @@
+// The AOT kernels, looked up by name for the active instruction set. Internal to the runtime.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "HalideRuntime.h"
+
+namespace poolconv::detail {
+
+// Signatures of the generated functions (see generators/pooling_generator.cpp for the meaning of
+// each scalar, in Halide's innermost-first axis order: x = W, y = H, z = D).
+using Window = int32_t;  // kernel, stride, dilation, pad_begin: 3 values each
+using MaxPoolKernel = int (*)(halide_buffer_t *input,                                      //
+                              Window k0, Window k1, Window k2, Window s0, Window s1, Window s2,  //
+                              Window d0, Window d1, Window d2, Window p0, Window p1, Window p2,  //
+                              int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4,      //
+                              halide_buffer_t *output);
+using MaxPoolIndicesKernel = int (*)(halide_buffer_t *input,                                      //
+                                     Window k0, Window k1, Window k2, Window s0, Window s1, Window s2,  //
+                                     Window d0, Window d1, Window d2, Window p0, Window p1, Window p2,  //
+                                     int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4,      //
+                                     halide_buffer_t *output, halide_buffer_t *indices);
+using AvgPoolKernel = int (*)(halide_buffer_t *input,                                      //
+                              Window k0, Window k1, Window k2, Window s0, Window s1, Window s2,  //
+                              Window d0, Window d1, Window d2, Window p0, Window p1, Window p2,  //
+                              int32_t b0, int32_t b1, int32_t b2, int32_t e0, int32_t e1, int32_t e2,  //
+                              halide_buffer_t *output);
+
+// The kernel `name` (e.g. "max_pool_f32_indices_i64") for the active instruction set; nullptr if
+// no such kernel was built. The caller casts it to the signature above that `name` implies.
+using AnyKernel = void (*)();
+AnyKernel find_kernel(const std::string &name);
+
+template<typename Fn>
+Fn find_kernel_as(const std::string &name) {
+    return reinterpret_cast<Fn>(find_kernel(name));
+}
+
+}  // namespace poolconv::detail

@@ -1,0 +1,202 @@
+// max_pool and avg_pool: validate, resolve the attributes to window numbers, run the kernel.
+#include "poolconv/pooling.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "poolconv/runtime.h"
+#include "runtime/dispatch.h"
+#include "runtime/halide_buffer.h"
+#include "runtime/kernel_table.h"
+#include "runtime/validation.h"
+
+namespace poolconv {
+
+namespace {
+
+// Window attributes in Halide axis order (0 = x = W, 1 = y = H, 2 = z = D); axes the tensor lacks
+// get a size-1 window.
+struct KernelWindow {
+    int32_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};
+    // Per axis, the taps that may be counted lie in [first_tap, last_tap_end): for AvgPool's
+    // OpenVINO include-pad divisor.
+    int32_t first_tap[3] = {0, 0, 0}, last_tap_end[3] = {1, 1, 1};
+};
+
+int32_t to_int32(const char *op, const char *name, std::size_t i, int64_t v) {
+    if (v > std::numeric_limits<int32_t>::max()) {
+        throw Error(std::string(op) + ": " + name + "[" + std::to_string(i) + "] = " + std::to_string(v) +
+                    " exceeds the kernels' 32-bit range");
+    }
+    return static_cast<int32_t>(v);
+}
+
+// Everything an operator call needs once its arguments are checked.
+struct PreparedPool {
+    PoolGeometry geometry;
+    KernelWindow window;
+    bool empty = false;  // no output elements: nothing to do
+};
+
+PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorView &output, const PoolAttributes &a,
+                          std::initializer_list<DType> supported) {
+    detail::ensure_runtime_ready();
+    bool type_ok = false;
+    std::string names;
+    for (DType t : supported) {
+        type_ok = type_ok || t == input.dtype;
+        names += std::string(names.empty() ? "" : ", ") + dtype_name(t);
+    }
+    if (!type_ok) {
+        throw Error(std::string(op) + ": input dtype " + dtype_name(input.dtype) + " is not supported (supported: " +
+                    names + ")");
+    }
+    detail::check_rank(op, "input", input.shape);
+    PreparedPool p;
+    p.geometry = detail::infer_pool_geometry(op, input.shape, a);
+    detail::check_tensor(op, "input", input, input.dtype, input.shape);
+    detail::check_tensor(op, "output", output, input.dtype, p.geometry.output_shape);
+    p.empty = output.element_count() == 0;
+
+    const std::size_t spatial = input.shape.size() - 2;
+    for (std::size_t i = 0; i < spatial; i++) {
+        const int ax = static_cast<int>(spatial - 1 - i);  // attribute lists are outermost first
+        const int64_t k = a.kernel[i];
+        const int64_t s = a.strides.empty() ? 1 : a.strides[i];
+        const int64_t d = a.dilations.empty() ? 1 : a.dilations[i];
+        const int64_t pb = p.geometry.pads_begin[i];
+        const int64_t out = p.geometry.output_shape[i + 2];
+        // The last tap any window reads, relative to -pad_begin: every coordinate the kernel
+        // computes must fit in int32.
+        const int64_t reach = (out - 1) * s + (k - 1) * d;  // no overflow: shape inference bounded both
+        KernelWindow &w = p.window;
+        w.kernel[ax] = to_int32(op, "kernel", i, k);
+        w.stride[ax] = to_int32(op, "strides", i, s);
+        w.dilation[ax] = to_int32(op, "dilations", i, d);
+        w.pad_begin[ax] = to_int32(op, "pads_begin", i, pb);
+        to_int32(op, "window reach", i, reach + pb);
+        w.first_tap[ax] = static_cast<int32_t>(-pb);
+        w.last_tap_end[ax] = static_cast<int32_t>(reach - pb + 1);
+    }
+    return p;
+}
+
+// Index coefficients (Halide axis order x, y, z, c, n) for OpenVINO's axis and ONNX's storage order.
+void index_coefficients(const TensorView &input, const MaxPoolAttributes &a, int32_t coef[5]) {
+    const int rank = input.rank();
+    int64_t axis = a.axis < 0 ? a.axis + rank : a.axis;
+    if (axis < 0 || axis >= rank) {
+        throw Error("max_pool: axis " + std::to_string(a.axis) + " is outside [" + std::to_string(-rank) + ", " +
+                    std::to_string(rank - 1) + "] for a rank-" + std::to_string(rank) + " input");
+    }
+    if (a.storage_order == StorageOrder::column_major && axis > 2) {
+        throw Error("max_pool: storage_order column_major needs axis <= 2, got axis " + std::to_string(a.axis));
+    }
+    // Row-major strides of the dimensions from `axis` on; 0 for the dimensions before it.
+    std::vector<int64_t> row(rank, 0);
+    int64_t stride = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (d >= axis) row[d] = stride;
+        stride *= input.shape[d];
+    }
+    if (a.storage_order == StorageOrder::column_major) {
+        // Transpose the spatial part only: the first spatial dimension varies fastest.
+        int64_t col = 1;
+        for (int d = 2; d < rank; d++) {
+            row[d] = col;
+            col *= input.shape[d];
+        }
+    }
+    for (int ax = 0; ax < 5; ax++) coef[ax] = 0;
+    for (int d = 0; d < rank; d++) {
+        const int ax = d == 0 ? 4 : d == 1 ? 3 : rank - 1 - d;
+        coef[ax] = static_cast<int32_t>(row[d]);  // < element count < 2^31
+    }
+}
+
+}  // namespace
+
+void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAttributes &attributes,
+              const TensorView *indices) {
+    const char *op = "max_pool";
+    PreparedPool p = prepare_pool(op, input, output, attributes,
+                                  {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8});
+    int32_t coef[5];
+    if (indices) {
+        if (indices->dtype != DType::i64 && indices->dtype != DType::i32) {
+            throw Error(std::string(op) + ": indices dtype " + dtype_name(indices->dtype) + " is not supported (i64 or i32)");
+        }
+        detail::check_tensor(op, "indices", *indices, indices->dtype, p.geometry.output_shape);
+        index_coefficients(input, attributes, coef);
+    } else {
+        for (int32_t &c : coef) c = 0;
+    }
+    if (p.empty) return;
+
+    std::string name = std::string("max_pool_") + dtype_name(input.dtype);
+    if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
+    detail::KernelBuffer in(input), out(output);
+    const KernelWindow &w = p.window;
+    int status = 0;
+    if (indices) {
+        auto fn = detail::find_kernel_as<detail::MaxPoolIndicesKernel>(name);
+        if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
+        detail::KernelBuffer idx(*indices);
+        status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
+                    w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
+                    coef[0], coef[1], coef[2], coef[3], coef[4], out.get(), idx.get());
+    } else {
+        auto fn = detail::find_kernel_as<detail::MaxPoolKernel>(name);
+        if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
+        status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
+                    w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
+                    coef[0], coef[1], coef[2], coef[3], coef[4], out.get());
+    }
+    if (status != 0) detail::throw_kernel_failure(op, status);
+}
+
+void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAttributes &attributes) {
+    const char *op = "avg_pool";
+    PreparedPool p = prepare_pool(op, input, output, attributes, {DType::f32, DType::f16, DType::bf16});
+    if (p.empty) return;
+
+    // Which tap positions the divisor counts, per axis: see AvgPadMode.
+    const KernelWindow &w = p.window;
+    bool any_pad = false;
+    for (std::size_t i = 0; i < p.geometry.pads_begin.size(); i++) {
+        any_pad = any_pad || p.geometry.pads_begin[i] != 0 || p.geometry.pads_end[i] != 0;
+    }
+    int32_t count_begin[3], count_end[3];
+    const std::size_t spatial = input.shape.size() - 2;
+    for (int ax = 0; ax < 3; ax++) {
+        const bool present = static_cast<std::size_t>(ax) < spatial;
+        const std::size_t i = spatial - 1 - ax;
+        const int32_t extent = present ? static_cast<int32_t>(input.shape[i + 2]) : 1;
+        count_begin[ax] = 0;
+        count_end[ax] = extent;
+        if (!present) continue;
+        if (attributes.pad_mode == AvgPadMode::include_pad) {
+            count_begin[ax] = static_cast<int32_t>(-p.geometry.pads_begin[i]);
+            // Taps never pass last_tap_end, so clamping there keeps the value in int32.
+            const int64_t end = std::min<int64_t>(extent + p.geometry.pads_end[i], w.last_tap_end[ax]);
+            count_end[ax] = static_cast<int32_t>(end);
+        } else if (attributes.pad_mode == AvgPadMode::include_pad_openvino && any_pad) {
+            count_begin[ax] = w.first_tap[ax];
+            count_end[ax] = w.last_tap_end[ax];
+        }
+    }
+
+    const std::string name = std::string("avg_pool_") + dtype_name(input.dtype);
+    auto fn = detail::find_kernel_as<detail::AvgPoolKernel>(name);
+    if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
+    detail::KernelBuffer in(input), out(output);
+    const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
+                          w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1],
+                          w.pad_begin[2], count_begin[0], count_begin[1], count_begin[2], count_end[0], count_end[1],
+                          count_end[2], out.get());
+    if (status != 0) detail::throw_kernel_failure(op, status);
+}
+
+}  // namespace poolconv

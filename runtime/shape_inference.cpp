@@ -1,0 +1,77 @@
+// Output size and resolved pads of pooling windows: the rules of docs/SEMANTICS.md, in plain C++.
+#include <string>
+
+#include "poolconv/pooling.h"
+#include "runtime/checked_math.h"
+#include "runtime/validation.h"
+
+namespace poolconv {
+
+namespace {
+
+// floor(a / b) and ceil(a / b) for b > 0 and any sign of a.
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+}  // namespace
+
+namespace detail {
+
+PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &input_shape, const PoolAttributes &a) {
+    detail::check_rank(op, "input", input_shape);
+    const std::size_t spatial = input_shape.size() - 2;
+    for (std::size_t i = 0; i < input_shape.size(); i++) {
+        if (input_shape[i] < (i < 2 ? 0 : 1)) {
+            throw Error(std::string(op) + ": input shape " + shape_to_string(input_shape) + " has dimension " +
+                        std::to_string(i) + (i < 2 ? " < 0" : " < 1"));
+        }
+    }
+    const auto kernel = detail::spatial_list(op, "kernel", a.kernel, spatial, -1, 1);
+    const auto strides = detail::spatial_list(op, "strides", a.strides, spatial, 1, 1);
+    const auto dilations = detail::spatial_list(op, "dilations", a.dilations, spatial, 1, 1);
+    const bool use_pads = a.auto_pad == AutoPad::explicit_pads;
+    const auto given_begin = detail::spatial_list(op, "pads_begin", use_pads ? a.pads_begin : std::vector<int64_t>{}, spatial, 0, 0);
+    const auto given_end = detail::spatial_list(op, "pads_end", use_pads ? a.pads_end : std::vector<int64_t>{}, spatial, 0, 0);
+
+    PoolGeometry g;
+    g.output_shape = {input_shape[0], input_shape[1]};
+    for (std::size_t i = 0; i < spatial; i++) {
+        const int64_t in = input_shape[i + 2];
+        const int64_t s = strides[i];
+        const int64_t dilated = checked_add(checked_mul(kernel[i] - 1, dilations[i], "dilated kernel"), 1, "dilated kernel");
+        int64_t out = 0, pb = given_begin[i], pe = given_end[i];
+        if (a.auto_pad == AutoPad::same_upper || a.auto_pad == AutoPad::same_lower) {
+            out = ceil_div(in, s);
+            const int64_t needed = checked_add(checked_mul(out - 1, s, "same padding"), dilated, "same padding") - in;
+            const int64_t total = needed > 0 ? needed : 0;
+            const int64_t small = total / 2, large = total - small;
+            pb = a.auto_pad == AutoPad::same_upper ? small : large;
+            pe = a.auto_pad == AutoPad::same_upper ? large : small;
+        } else {
+            const int64_t span = checked_add(checked_add(in, pb, "padded input size"), pe, "padded input size") - dilated;
+            out = (a.rounding == Rounding::floor ? floor_div(span, s) : ceil_div(span, s)) + 1;
+            // ceil_torch: the last window must start inside the input or the begin padding.
+            if (a.rounding == Rounding::ceil_torch && out > 0 && (out - 1) * s >= in + pb) out -= 1;
+        }
+        if (out < 1) {
+            throw Error(std::string(op) + ": output size along spatial dimension " + std::to_string(i) + " would be " +
+                        std::to_string(out) + " (input " + std::to_string(in) + ", dilated kernel " +
+                        std::to_string(dilated) + ", pads " + std::to_string(pb) + "+" + std::to_string(pe) +
+                        ", stride " + std::to_string(s) + ")");
+        }
+        g.output_shape.push_back(out);
+        g.pads_begin.push_back(pb);
+        g.pads_end.push_back(pe);
+    }
+    int64_t count = 1;
+    for (int64_t d : g.output_shape) count = checked_mul(count, d, "pooling: output element count");
+    return g;
+}
+
+}  // namespace detail
+
+PoolGeometry infer_pool_shape(const std::vector<int64_t> &input_shape, const PoolAttributes &attributes) {
+    return detail::infer_pool_geometry("pooling", input_shape, attributes);
+}
+
+}  // namespace poolconv

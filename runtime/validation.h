@@ -1,0 +1,29 @@
+// Argument checks shared by the operators, each throwing Error with a message naming the argument.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "poolconv/pooling.h"
+#include "poolconv/tensor.h"
+
+namespace poolconv::detail {
+
+// Rank must be 3, 4 or 5 (N, C and 1 to 3 spatial dimensions).
+void check_rank(const char *op, const char *what, const std::vector<int64_t> &shape);
+
+// One value per spatial dimension, each >= min_value. An empty list means "all default_value";
+// default_value < 0 means the list is required.
+std::vector<int64_t> spatial_list(const char *op, const char *name, const std::vector<int64_t> &values,
+                                  std::size_t spatial, int64_t default_value, int64_t min_value);
+
+// A tensor a kernel can take: non-null data (unless empty), the given shape and dtype, positive
+// strides with a contiguous last dimension, and at most 2^31 - 1 elements.
+void check_tensor(const char *op, const char *what, const TensorView &t, DType dtype,
+                  const std::vector<int64_t> &expected_shape);
+
+// infer_pool_shape, with messages prefixed by `op`.
+PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &input_shape, const PoolAttributes &a);
+
+}  // namespace poolconv::detail

@@ -1,0 +1,11 @@
+// AVX2 + FMA + F16C (Haswell and later, AMD Zen 1+): 16 ymm registers of 32 bytes.
+#include "target_params.h"
+
+namespace poolconv::schedules {
+
+TargetParams x86_avx2_params() {
+    return TargetParams{"x86-avx2", /*vector_bytes=*/32, /*vector_registers=*/16,
+                        /*fast_f16_conversion=*/true};
+}
+
+}  // namespace poolconv::schedules
