@@ -12,6 +12,7 @@
 #include "HalideRuntime.h"
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
+#include "runtime/kernel_table.h"
 
 namespace poolconv {
 
@@ -94,9 +95,14 @@ void set_isa(Isa isa) {
 Isa active_isa() {
     detail::ensure_runtime_ready();
     const Isa requested = g_requested_isa;
+    auto usable = [](Isa isa) { return cpu_supports_isa(isa) && detail::kernels_built_for(static_cast<int>(isa)); };
+    // The requested path, else the best lower one, else (a build without the lower ones) the best there is.
     for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline}) {
         const bool allowed = requested == Isa::best || static_cast<int>(isa) >= static_cast<int>(requested);
-        if (allowed && cpu_supports_isa(isa)) return isa;
+        if (allowed && usable(isa)) return isa;
+    }
+    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline}) {
+        if (usable(isa)) return isa;
     }
     return Isa::baseline;
 }

@@ -22,6 +22,13 @@ const KernelEntry kKernels[] = {POOLCONV_FOR_EACH_KERNEL(POOLCONV_KERNEL_ENTRY)}
 
 }  // namespace
 
+bool kernels_built_for(int isa) {
+    for (const KernelEntry &k : kKernels) {
+        if (static_cast<int>(k.isa) == isa) return true;
+    }
+    return false;
+}
+
 AnyKernel find_kernel(const std::string &name) {
     const Isa isa = active_isa();
     for (const KernelEntry &k : kKernels) {

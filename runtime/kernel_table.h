@@ -27,6 +27,9 @@ using AvgPoolKernel = int (*)(halide_buffer_t *input,                           
                               int32_t b0, int32_t b1, int32_t b2, int32_t e0, int32_t e1, int32_t e2,  //
                               halide_buffer_t *output);
 
+// Whether this build has kernels for `isa` (see POOLCONV_ISAS in cmake/PoolconvKernels.cmake).
+bool kernels_built_for(int isa);
+
 // The kernel `name` (e.g. "max_pool_f32_indices_i64") for the active instruction set; nullptr if
 // no such kernel was built. The caller casts it to the signature above that `name` implies.
 using AnyKernel = void (*)();

@@ -10,7 +10,7 @@ int num_threads();
 
 // The instruction set the kernels run with. `best` picks the most capable one this CPU supports;
 // the others force a path (tests and benchmarks use this to cover every dispatch target). Forcing
-// a path the CPU lacks falls back to the best it has. The POOLCONV_ISA environment variable
+// a path the CPU lacks (or this build did not compile) falls back to the best lower one. The POOLCONV_ISA environment variable
 // (avx512, avx2, baseline) sets the initial choice.
 enum class Isa { best, avx512, avx2, baseline };
 void set_isa(Isa isa);

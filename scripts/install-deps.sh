@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages poolconv needs to build, test and benchmark, if any are missing.
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build  # toolchain
+    libhalide14-0-dev                  # Halide 14 (+ LLVM 14 dev): the generators run at build time
+    libgtest-dev                       # tests
+    libbenchmark-dev libdnnl-dev       # poolconv_bench, side by side with oneDNN
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
