@@ -14,6 +14,7 @@
 #include "Halide.h"
 
 #include "generators/element_type.h"
+#include "schedules/pooling_schedule.h"
 #include "schedules/target_params.h"
 
 namespace poolconv::generators {
@@ -63,10 +64,13 @@ protected:
 
     Var x{"x"}, y{"y"}, z{"z"}, c{"c"}, n{"n"};
 
-    // The window: r.x runs fastest, so iterating r visits taps in scan order (z, then y, then x),
-    // which is what "ties go to the first element" refers to.
-    Halide::RDom window() {
-        return Halide::RDom(0, kernel[0], 0, kernel[1], 0, kernel[2], "window");
+    // The window is reduced one axis at a time (it is a box): first along x, within each input
+    // row; then those row results along y; then along z. Each stage has a 1-D RDom, so no
+    // schedule (hand-written or an autoscheduler's) can reorder the taps of one stage against
+    // another, and scan order (z, then y, then x) is what "ties go to the first element" means.
+    Halide::RDom taps_along(int a) {
+        static const char *names[kSpatialAxes] = {"taps_x", "taps_y", "taps_z"};
+        return Halide::RDom(0, kernel[a], names[a]);
     }
 
     // Input coordinate of tap k of the window at output coordinate o, along axis a.
@@ -77,13 +81,13 @@ protected:
     // Padding taps. Lanes of a vector run along x, so whether a tap is padding along x differs
     // between lanes: the algorithms mask those taps with a select on `inside_x`, marked `likely` so
     // loop partitioning peels the border vectors and the steady state has no test at all.
-    // Along y and z a tap is padding for all lanes alike: `restrict_to_input_yz` drops such taps
-    // from the RDom, which Halide turns into tighter tap-loop bounds at the top and bottom rows.
+    // Along y and z a tap is padding for all lanes alike: `skip_padding` drops such taps from
+    // that stage's RDom (a plain branch per tap row).
     Expr inside_x(const Expr &ix) {
         return Halide::likely(ix >= 0 && ix < input.dim(0).extent());
     }
-    void restrict_to_input_yz(Halide::RDom &r, const Expr &iy, const Expr &iz) {
-        r.where(iy >= 0 && iy < input.dim(1).extent() && iz >= 0 && iz < input.dim(2).extent());
+    void skip_padding(Halide::RDom &r, int a, const Expr &i) {
+        r.where(i >= 0 && i < input.dim(a).extent());
     }
 
     // The input with its spatial coordinates clamped into range: a tap is always a legal load,
@@ -95,6 +99,21 @@ protected:
         Expr cz = Halide::clamp(Halide::likely(z), 0, input.dim(2).extent() - 1);
         f(x, y, z, c, n) = input(cx, cy, cz, c, n);
         return f;
+    }
+
+    // What the schedule plan needs to know about a pipeline built from three `along` stages.
+    schedules::PoolingStages pooling_stages(Func output, const Func along[kSpatialAxes],
+                                            const Halide::RDom taps[kSpatialAxes]) {
+        schedules::PoolingStages s;
+        s.output = output;
+        for (int a = 0; a < kSpatialAxes; a++) {
+            s.along[a] = along[a];
+            s.taps[a] = taps[a].x;
+        }
+        s.kernel_x = kernel[0];
+        s.stride_x = stride[0];
+        s.dilation_x = dilation[0];
+        return s;
     }
 
     // Dense NCDHW: x is the unit-stride axis, and every tensor starts at coordinate 0.

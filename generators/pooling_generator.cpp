@@ -6,7 +6,6 @@
 #include "Halide.h"
 
 #include "generators/pool_window.h"
-#include "schedules/pooling_schedule.h"
 
 namespace poolconv::generators {
 
@@ -55,38 +54,62 @@ public:
     void generate() {
         // ---- Algorithm ----
         const Type work = work_type(data_type());
-        const Expr lowest = lowest_finite(data_type());
-
-        RDom r = window();
-        Expr ix = tap(0, x, r.x), iy = tap(1, y, r.y), iz = tap(2, z, r.z);
-        restrict_to_input_yz(r, iy, iz);
-        Expr in_window = inside_x(ix);
+        const Expr lowest = cast(work, lowest_finite(data_type()));
         Func in = clamped_input();
-        Expr v = cast(work, in(ix, iy, iz, c, n));
 
-        // The running maximum. Padding never wins; a NaN wins over anything and then stays
-        // (PyTorch); among equal values the first in scan order stays (strict comparison).
-        Func best("best");
-        if (!with_indices) {
-            best(x, y, z, c, n) = cast(work, lowest);
-            Expr acc = best(x, y, z, c, n);
-            Expr wins = v > acc;
-            if (work.is_float()) wins = wins || is_nan(v);
-            best(x, y, z, c, n) = select(in_window && wins, v, acc);
-            output(x, y, z, c, n) = cast(data_type(), best(x, y, z, c, n));
-        } else {
-            // (value, position); position -1 means "no input element seen yet", so a window made
-            // only of padding keeps the lowest value, and its index becomes the plane's first element.
-            best(x, y, z, c, n) = Tuple(cast(work, lowest), -1);
-            Expr acc = best(x, y, z, c, n)[0], acc_pos = best(x, y, z, c, n)[1];
-            Expr wins = v > acc || acc_pos < 0;
-            if (work.is_float()) wins = wins || (is_nan(v) && !is_nan(acc));
-            Expr pos = ix * index_coef[0] + iy * index_coef[1] + iz * index_coef[2];
-            best(x, y, z, c, n) = Tuple(select(in_window && wins, v, acc),
-                                        select(in_window && wins, pos, acc_pos));
+        // Candidate (v, pos) beats the running best (acc, acc_pos) if it is an input element
+        // (pos >= 0; padding never wins) and is greater, or is a NaN where acc is not (a NaN then
+        // stays: PyTorch), or nothing has been seen yet. Strict comparison keeps the first of equal
+        // values. Values-only pooling needs no positions: its running best starts at `lowest`.
+        auto wins = [&](const Expr &v, const Expr &acc) {
+            Expr w = v > acc;
+            if (work.is_float()) w = w || (is_nan(v) && !is_nan(acc));
+            return w;
+        };
+
+        Func along[kSpatialAxes] = {Func("max_along_x"), Func("max_along_y"), Func("max_along_z")};
+        RDom taps[kSpatialAxes] = {taps_along(0), taps_along(1), taps_along(2)};
+        const Var coord[kSpatialAxes] = {x, y, z};
+        for (int a = 0; a < kSpatialAxes; a++) {
+            Expr i = tap(a, coord[a], taps[a]);
+            std::vector<Expr> at = {x, y, z, c, n};  // where this stage reads its source
+            at[a] = i;
+            Expr v, pos, candidate_valid = Internal::const_true();
+            if (a == 0) {
+                // Taps of one input row: x-padding is masked lane by lane.
+                v = cast(work, in(at));
+                pos = i * index_coef[0] + y * index_coef[1] + z * index_coef[2];
+                candidate_valid = inside_x(i);
+            } else {
+                // Results of the previous stage, one per row of taps; padding rows are skipped.
+                skip_padding(taps[a], a, i);
+                if (with_indices) {
+                    v = along[a - 1](at)[0];
+                    pos = along[a - 1](at)[1];
+                } else {
+                    v = along[a - 1](at);
+                }
+            }
+            if (with_indices) {
+                // Position -1: no input element seen yet. A window made only of padding keeps
+                // `lowest`, and its index becomes the first element of its plane.
+                along[a](x, y, z, c, n) = Tuple(lowest, -1);
+                Expr acc = along[a](x, y, z, c, n)[0], acc_pos = along[a](x, y, z, c, n)[1];
+                Expr take = candidate_valid && pos >= 0 && (acc_pos < 0 || wins(v, acc));
+                along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, pos, acc_pos));
+            } else {
+                along[a](x, y, z, c, n) = lowest;
+                Expr acc = along[a](x, y, z, c, n);
+                along[a](x, y, z, c, n) = select(candidate_valid && wins(v, acc), v, acc);
+            }
+        }
+        const Func &best = along[kSpatialAxes - 1];
+        if (with_indices) {
             Expr plane = c * index_coef[3] + n * index_coef[4];
             output(x, y, z, c, n) = cast(data_type(), best(x, y, z, c, n)[0]);
             (*indices)(x, y, z, c, n) = cast(Int(index_bits), max(best(x, y, z, c, n)[1], 0) + plane);
+        } else {
+            output(x, y, z, c, n) = cast(data_type(), best(x, y, z, c, n));
         }
 
         // ---- Estimates (autoschedulers) ----
@@ -101,7 +124,7 @@ public:
         if (indices) require_dense_from_zero(*indices);
         if (get_auto_schedule()) return;
 
-        schedules::PoolingStages stages{output, best, r, in, Func(), {}, kernel[0], stride[0], dilation[0]};
+        schedules::PoolingStages stages = pooling_stages(output, along, taps);
         if (indices) stages.second_output = *indices;
         schedules::schedule_pooling(stages, target_params(), work, indices ? 4 : work.bytes());
     }
@@ -113,6 +136,10 @@ public:
     // along every axis. The runtime picks these bounds: [0, extent) excludes padding;
     // [-pad_begin, extent + pad_end) is ONNX/PyTorch count_include_pad; a range wider than any
     // window is OpenVINO's include-pad (the whole kernel volume). Padding itself always adds 0.
+    // Schedule for global pooling: the runtime flattens each plane into one row covered by the
+    // window (output 1x1x1), and the sum runs along the row in vector lanes.
+    GeneratorParam<bool> global{"global", false};
+
     Input<int[kSpatialAxes]> count_begin{"count_begin"};
     Input<int[kSpatialAxes]> count_end{"count_end"};
 
@@ -126,14 +153,24 @@ public:
 
     void generate() {
         // ---- Algorithm ----
-        RDom r = window();
-        Expr ix = tap(0, x, r.x), iy = tap(1, y, r.y), iz = tap(2, z, r.z);
         Func in = clamped_input();
 
-        Func sum("sum");
-        sum(x, y, z, c, n) = 0.0f;
-        restrict_to_input_yz(r, iy, iz);
-        sum(x, y, z, c, n) += select(inside_x(ix), cast<float>(in(ix, iy, iz, c, n)), 0.0f);
+        // The window sum, one axis at a time; padding adds 0.
+        Func along[kSpatialAxes] = {Func("sum_along_x"), Func("sum_along_y"), Func("sum_along_z")};
+        RDom taps[kSpatialAxes] = {taps_along(0), taps_along(1), taps_along(2)};
+        const Var coord[kSpatialAxes] = {x, y, z};
+        for (int a = 0; a < kSpatialAxes; a++) {
+            Expr i = tap(a, coord[a], taps[a]);
+            std::vector<Expr> at = {x, y, z, c, n};
+            at[a] = i;
+            along[a](x, y, z, c, n) = 0.0f;
+            if (a == 0) {
+                along[a](x, y, z, c, n) += select(inside_x(i), cast<float>(in(at)), 0.0f);
+            } else {
+                skip_padding(taps[a], a, i);
+                along[a](x, y, z, c, n) += along[a - 1](at);
+            }
+        }
 
         // Taps of a window counted by the divisor, one axis at a time (the window is a box):
         // k counts when count_begin <= o*stride - pad + k*dilation < count_end.
@@ -148,8 +185,8 @@ public:
         Expr count = counted[0](x) * counted[1](y) * counted[2](z);
 
         // A window that counts no tap (exclude-pad, all padding) averages to 0.
-        Expr average = select(count > 0, sum(x, y, z, c, n) / cast<float>(max(count, 1)), 0.0f);
-        output(x, y, z, c, n) = cast(data_type(), average);
+        Expr sum = along[kSpatialAxes - 1](x, y, z, c, n);
+        output(x, y, z, c, n) = cast(data_type(), select(count > 0, sum / cast<float>(max(count, 1)), 0.0f));
 
         // ---- Estimates (autoschedulers) ----
         set_input_estimates();
@@ -164,9 +201,13 @@ public:
         require_dense_from_zero(output);
         if (get_auto_schedule()) return;
 
-        schedules::PoolingStages stages{output, sum, r, in, Func(), {counted[0], counted[1], counted[2]},
-                                        kernel[0], stride[0], dilation[0]};
-        schedules::schedule_pooling(stages, target_params(), Float(32), 4);
+        schedules::PoolingStages stages = pooling_stages(output, along, taps);
+        stages.axis_tables = {counted[0], counted[1], counted[2]};
+        if (global) {
+            schedules::schedule_global_pooling(stages, target_params(), Float(32));
+        } else {
+            schedules::schedule_pooling(stages, target_params(), Float(32), 4);
+        }
     }
 
 private:

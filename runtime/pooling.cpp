@@ -116,6 +116,34 @@ void index_coefficients(const TensorView &input, const MaxPoolAttributes &a, int
     }
 }
 
+// Global pooling: every window is a whole, unpadded, dense input plane. Returns the input and
+// output seen as rank-3 tensors (N, C, plane) and (N, C, 1) so a kernel can reduce each plane as
+// one contiguous row; false if the call is not global pooling.
+bool as_global_pooling(const TensorView &input, const TensorView &output, const PoolAttributes &a,
+                       const PreparedPool &p, TensorView *flat_input, TensorView *flat_output) {
+    const std::size_t spatial = input.shape.size() - 2;
+    int64_t plane = 1;
+    for (std::size_t i = 0; i < spatial; i++) {
+        const int64_t in = input.shape[i + 2];
+        const bool dilated = !a.dilations.empty() && a.dilations[i] != 1 && a.kernel[i] != 1;
+        if (p.geometry.output_shape[i + 2] != 1 || p.geometry.pads_begin[i] != 0 || p.geometry.pads_end[i] != 0 ||
+            a.kernel[i] != in || dilated) {
+            return false;
+        }
+        plane *= in;
+    }
+    const std::vector<int64_t> in_strides = input.effective_strides();
+    int64_t dense = 1;
+    for (std::size_t d = input.shape.size(); d-- > 2;) {
+        if (in_strides[d] != dense && input.shape[d] != 1) return false;
+        dense *= input.shape[d];
+    }
+    const std::vector<int64_t> out_strides = output.effective_strides();
+    *flat_input = TensorView{input.dtype, {input.shape[0], input.shape[1], plane}, {in_strides[0], in_strides[1], 1}, input.data};
+    *flat_output = TensorView{output.dtype, {input.shape[0], input.shape[1], 1}, {out_strides[0], out_strides[1], 1}, output.data};
+    return true;
+}
+
 }  // namespace
 
 void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAttributes &attributes,
@@ -188,13 +216,22 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
         }
     }
 
-    const std::string name = std::string("avg_pool_") + dtype_name(input.dtype);
+    TensorView flat_input, flat_output;
+    const bool global = as_global_pooling(input, output, attributes, p, &flat_input, &flat_output);
+    KernelWindow flat_window;
+    if (global) {
+        // One row per plane; every element counts.
+        flat_window.kernel[0] = static_cast<int32_t>(flat_input.shape[2]);
+        for (int ax = 0; ax < 3; ax++) count_begin[ax] = 0, count_end[ax] = ax == 0 ? flat_window.kernel[0] : 1;
+    }
+    const KernelWindow &kw = global ? flat_window : w;
+    const std::string name = std::string(global ? "global_avg_pool_" : "avg_pool_") + dtype_name(input.dtype);
     auto fn = detail::find_kernel_as<detail::AvgPoolKernel>(name);
     if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
-    detail::KernelBuffer in(input), out(output);
-    const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
-                          w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1],
-                          w.pad_begin[2], count_begin[0], count_begin[1], count_begin[2], count_end[0], count_end[1],
+    detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
+    const int status = fn(in.get(), kw.kernel[0], kw.kernel[1], kw.kernel[2], kw.stride[0], kw.stride[1], kw.stride[2],
+                          kw.dilation[0], kw.dilation[1], kw.dilation[2], kw.pad_begin[0], kw.pad_begin[1],
+                          kw.pad_begin[2], count_begin[0], count_begin[1], count_begin[2], count_end[0], count_end[1],
                           count_end[2], out.get());
     if (status != 0) detail::throw_kernel_failure(op, status);
 }

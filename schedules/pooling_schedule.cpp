@@ -1,15 +1,20 @@
 // Pooling schedule: one plan for every target, sized by TargetParams.
 //
 // Plan (NCDHW, x = W is unit-stride):
-//   output:  for plane in N*C (parallel) / for z / for y / for x in vectors of L lanes
+//   output:  for n, for c (both parallel) / for z / for y / for x in vectors of L lanes
 //            (L = one register of the widest per-lane state; the last vector of a row is guarded)
-//   window:  computed per output vector, in registers:
-//            for tap z / for tap y / for tap x (unrolled when specialized) / L lanes
+//   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
+//            for tap z: [for tap y: [for tap x (unrolled when specialized): L lanes] L lanes] L lanes
+//            every partial result one vector, in registers
 //   The `likely` border tests in the algorithm let loop partitioning peel the border rows and
 //   vectors, so the steady state loads input rows with no clamps and no selects.
 //   Specialized: kernel_x in {2, 3} with stride_x in {1, 2} and dilation_x 1 (dense or
-//   2-way-deinterleaved loads, unrolled taps); everything else takes the general path
-//   (gathers for runtime strides). Measured figures are in the README's benchmark table.
+//   2-way-deinterleaved loads, unrolled taps); then stride_x 1 or 2 with any kernel (dense loads,
+//   tap loop); everything else takes the general path (gathers for runtime strides).
+//
+// Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
+// window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), one
+// task per 8 planes. Measured figures are in the README's benchmark table.
 #include "schedules/pooling_schedule.h"
 
 #include <algorithm>
@@ -25,15 +30,15 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     const std::vector<Var> args = s.output.args();
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
-    Var xo("xo"), xi("xi"), plane("plane");
+    Var xo("xo"), xi("xi");
 
     // Output loop nest, shared by the indices output when there is one.
     auto output_loops = [&](Func f) {
-        f.fuse(c, n, plane)
-            .parallel(plane)
-            .split(x, xo, xi, lanes, TailStrategy::GuardWithIf)
+        f.split(x, xo, xi, lanes, TailStrategy::GuardWithIf)
             .vectorize(xi)
-            .reorder(xi, xo, y, z, plane);
+            .reorder(xi, xo, y, z, c, n)
+            .parallel(c)
+            .parallel(n);
     };
     output_loops(s.output);
     if (s.second_output.defined()) {
@@ -43,22 +48,54 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     for (Func table : s.axis_tables) table.compute_root();
 
-    // The window reduction: one vector of accumulators per output vector.
-    const Var wx = s.window.args()[0];
-    Var wxo("wxo"), wxi("wxi");
-    s.window.compute_at(s.output, xo).vectorize(wx, lanes);
-    const RVar tx = s.taps.x, ty = s.taps.y, tz = s.taps.z;
-    Stage update = s.window.update();
-    update.split(wx, wxo, wxi, lanes, TailStrategy::RoundUp)
-        .vectorize(wxi)
-        .reorder(wxi, tx, ty, tz, wxo);
+    // The stages, innermost first, each one vector of `lanes` outputs computed inside the tap
+    // loop of the stage that consumes it: along_z per output vector, along_y per z tap, along_x
+    // per y tap. bound_extent keeps every stage a constant-size (register) vector: the last,
+    // guarded vector of a row over-computes lanes whose loads are clamped, which is safe.
+    const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),
+                                LoopLevel(s.output, xo)};
+    for (int a = 0; a < 3; a++) {
+        const Var sx = s.along[a].args()[0];
+        s.along[a].compute_at(sites[a]).bound_extent(sx, lanes).vectorize(sx);
+        s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
+    }
 
-    // Hot cases: a constant kernel_x lets the taps along x unroll into shifted (stride 1) or
-    // deinterleaved (stride 2) loads of one input row.
+    // Hot cases along x: a constant kernel_x lets the taps unroll into shifted (stride 1) or
+    // deinterleaved (stride 2) loads of one input row. A constant stride alone still turns the
+    // general path's gathers into dense loads.
+    Stage along_x = s.along[0].update();
     const std::pair<int, int> kernel_stride_cases[] = {{3, 1}, {3, 2}, {2, 2}, {2, 1}};
     for (const auto &[k, st] : kernel_stride_cases) {
-        update.specialize(s.kernel_x == k && s.stride_x == st && s.dilation_x == 1).unroll(tx);
+        along_x.specialize(s.kernel_x == k && s.stride_x == st && s.dilation_x == 1).unroll(s.taps[0]);
     }
+    for (int st : {1, 2}) along_x.specialize(s.stride_x == st);
+}
+
+void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type) {
+    const int lanes = target.vector_bytes / work_type.bytes();
+    const std::vector<Var> args = s.output.args();
+    const Var &c = args[3], &n = args[4];
+    Var plane("plane"), planes("planes"), lane("lane");
+
+    // Output x, y, z are 1 (the runtime guarantees it); saying so keeps every intermediate at a
+    // constant size, on the stack.
+    for (int a = 0; a < 3; a++) s.output.bound(args[a], 0, 1);
+
+    // A handful of planes per task: each plane is only one row of taps.
+    s.output.fuse(c, n, plane).split(plane, planes, plane, 8, TailStrategy::GuardWithIf).parallel(planes);
+    for (Func table : s.axis_tables) table.compute_root();
+
+    // The row (along x) is reduced `lanes` taps at a time into partial sums, combined at the end
+    // (rfactor). The y and z stages have a single tap each.
+    RVar tap_vectors("tap_vectors"), tap_lanes("tap_lanes");
+    Func partial = s.along[0].update().split(s.taps[0], tap_vectors, tap_lanes, lanes).rfactor(tap_lanes, lane);
+    s.along[2].compute_at(s.output, plane);
+    s.along[1].compute_at(s.along[2], s.taps[2]);
+    s.along[0].compute_at(s.along[1], s.taps[1]);
+    partial.compute_at(s.along[1], s.taps[1]).vectorize(lane);
+    partial.update().vectorize(lane);
+    // The runtime always passes dilation 1 here; saying so makes the row loads dense.
+    partial.update().specialize(s.dilation_x == 1);
 }
 
 }  // namespace poolconv::schedules

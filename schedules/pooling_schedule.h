@@ -9,13 +9,13 @@
 
 namespace poolconv::schedules {
 
-// The Funcs of one pooling pipeline, as the generator defined them.
+// The Funcs of one pooling pipeline, as the generator defined them: the window is reduced along
+// x (within input rows), then along y, then along z; each stage has a 1-D RDom of taps.
 struct PoolingStages {
-    Halide::Func output;         // (x, y, z, c, n), pure, reads `window`
-    Halide::Func window;         // the reduction over the window (max / argmax / sum)
-    Halide::RDom taps;           // the window's RDom: taps.x runs along x
-    Halide::Func clamped_input;  // the input with clamped coordinates (inlined)
+    Halide::Func output;         // (x, y, z, c, n), pure, reads along[2]
     Halide::Func second_output;  // the indices output of MaxPool, if any; computed with `output`
+    Halide::Func along[3];       // along[a] reduces along[a - 1] (or the input) along axis a
+    Halide::RVar taps[3];        // along[a]'s taps
 
     // Small per-axis tables (AvgPool's divisor factors), computed once per call.
     std::vector<Halide::Func> axis_tables;
@@ -28,5 +28,9 @@ struct PoolingStages {
 // `accumulator_bytes` the widest per-lane state it keeps (4 for an int32 argmax position).
 void schedule_pooling(PoolingStages &stages, const TargetParams &target,
                       const Halide::Type &work_type, int accumulator_bytes);
+
+// For a window that covers whole rows (global pooling, output x extent 1): reduces along the taps
+// in vector lanes instead of along output x. The reduction must be an associative update (a sum).
+void schedule_global_pooling(PoolingStages &stages, const TargetParams &target, const Halide::Type &work_type);
 
 }  // namespace poolconv::schedules
