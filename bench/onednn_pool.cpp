@@ -1,0 +1,197 @@
+#include "bench/onednn_pool.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <stdexcept>
+#include <unordered_map>
+
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+#include <omp.h>
+#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_TBB
+#include <tbb/global_control.h>
+#endif
+
+namespace poolconv_bench {
+
+namespace {
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+
+dnnl::engine &cpu_engine() {
+    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    return engine;
+}
+
+memory::dims to_dims(const std::vector<int64_t> &v) { return memory::dims(v.begin(), v.end()); }
+
+// memory::desc accessors were renamed in oneDNN 3.0.
+#if DNNL_VERSION_MAJOR >= 3
+memory::dims dims_of(const memory::desc &md) { return md.get_dims(); }
+memory::data_type data_type_of(const memory::desc &md) { return md.get_data_type(); }
+#else
+memory::dims dims_of(const memory::desc &md) { return md.dims(); }
+memory::data_type data_type_of(const memory::desc &md) { return md.data_type(); }
+#endif
+
+tag plain_tag(std::size_t rank) { return rank == 5 ? tag::ncdhw : rank == 4 ? tag::nchw : tag::ncw; }
+
+// The blocked layout oneDNN's pooling kernels prefer on this CPU: 16 channels per block with
+// AVX-512, else 8. (oneDNN 2.x refuses format_tag::any for a pooling source, so we cannot just ask;
+// the destination is left to `any`, which oneDNN resolves to the source's layout.)
+tag blocked_tag(std::size_t rank) {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    const bool c16 = (isa & avx512) == avx512;
+    if (rank == 5) return c16 ? tag::nCdhw16c : tag::nCdhw8c;
+    if (rank == 4) return c16 ? tag::nChw16c : tag::nChw8c;
+    return c16 ? tag::nCw16c : tag::nCw8c;
+}
+
+// Describes a memory descriptor's layout, e.g. "nchw" or "nChw16c" (only the tags we create).
+std::string layout_name(const memory::desc &md, std::size_t rank) {
+    struct Known {
+        tag t;
+        const char *name;
+        std::size_t rank;
+    };
+    static const Known known[] = {
+        {tag::ncw, "ncw", 3},         {tag::nchw, "nchw", 4},         {tag::ncdhw, "ncdhw", 5},
+        {tag::nCw8c, "nCw8c", 3},     {tag::nChw8c, "nChw8c", 4},     {tag::nCdhw8c, "nCdhw8c", 5},
+        {tag::nCw16c, "nCw16c", 3},   {tag::nChw16c, "nChw16c", 4},   {tag::nCdhw16c, "nCdhw16c", 5},
+        {tag::nwc, "nwc", 3},         {tag::nhwc, "nhwc", 4},         {tag::ndhwc, "ndhwc", 5},
+    };
+    for (const Known &k : known) {
+        if (k.rank == rank && memory::desc(dims_of(md), data_type_of(md), k.t) == md) return k.name;
+    }
+    return "other";
+}
+
+}  // namespace
+
+std::string onednn_runtime_name() {
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+    return "OpenMP";
+#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_TBB
+    return "TBB";
+#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_SEQ
+    return "sequential";
+#else
+    return "other";
+#endif
+}
+
+std::string onednn_version() {
+    const dnnl_version_t *v = dnnl_version();
+    return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) + " (" +
+           onednn_runtime_name() + ")";
+}
+
+void onednn_set_num_threads(int threads) {
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+    omp_set_num_threads(threads);
+#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_TBB
+    static std::unique_ptr<tbb::global_control> control;
+    control.reset();
+    control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                    static_cast<std::size_t>(threads));
+#else
+    (void)threads;
+#endif
+}
+
+struct OnednnPool::Impl {
+    dnnl::stream stream{cpu_engine()};
+    dnnl::primitive pool;
+    std::unordered_map<int, memory> args;
+    memory src, dst, workspace;
+    std::size_t rank = 0;
+    std::vector<int64_t> output_shape;
+    std::string description;
+};
+
+OnednnPool::OnednnPool(const PoolCase &c, const std::vector<int64_t> &output_shape,
+                       const std::vector<int64_t> &pads_begin, OnednnLayout layout, const float *src)
+    : impl_(std::make_unique<Impl>()) {
+    Impl &m = *impl_;
+    dnnl::engine &eng = cpu_engine();
+    m.rank = c.input_shape.size();
+    m.output_shape = output_shape;
+    const std::size_t spatial = m.rank - 2;
+
+    // oneDNN has no rounding mode: out = (in + pb + pe - k) / s + 1 (floor). The end pad that yields
+    // poolconv's output size, e.g. for ceil rounding, is (out - 1) * s + k - in - pb.
+    memory::dims strides, kernel, pad_l, pad_r;
+    for (std::size_t i = 0; i < spatial; i++) {
+        const int64_t s = c.strides.empty() ? 1 : c.strides[i];
+        const int64_t k = c.kernel[i];
+        const int64_t in = c.input_shape[i + 2];
+        const int64_t out = output_shape[i + 2];
+        const int64_t pe = (out - 1) * s + k - in - pads_begin[i];
+        if (pe < 0) throw std::runtime_error(c.id + ": no oneDNN end padding reproduces the output shape");
+        strides.push_back(s);
+        kernel.push_back(k);
+        pad_l.push_back(pads_begin[i]);
+        pad_r.push_back(pe);
+    }
+
+    const memory::dims src_dims = to_dims(c.input_shape), dst_dims = to_dims(output_shape);
+    const auto f32 = memory::data_type::f32;
+    const memory::desc plain_src_md(src_dims, f32, plain_tag(m.rank));
+    const memory::desc plain_dst_md(dst_dims, f32, plain_tag(m.rank));
+    const bool blocked = layout == OnednnLayout::blocked;
+    const memory::desc src_md = blocked ? memory::desc(src_dims, f32, blocked_tag(m.rank)) : plain_src_md;
+    const memory::desc dst_md = blocked ? memory::desc(dst_dims, f32, tag::any) : plain_dst_md;
+
+    // P7 stands for max pooling with indices: oneDNN has no index output, but forward_training
+    // writes a workspace with each window's argmax (for the backward pass), the closest equivalent.
+    const auto prop = c.indices ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
+    const auto alg = c.op == PoolOp::max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
+
+#if DNNL_VERSION_MAJOR >= 3
+    const memory::dims dilation(spatial, 0);
+    dnnl::pooling_forward::primitive_desc pd(eng, prop, alg, src_md, dst_md, strides, kernel, dilation, pad_l,
+                                             pad_r);
+#else
+    dnnl::pooling_forward::desc desc(prop, alg, src_md, dst_md, strides, kernel, pad_l, pad_r);
+    dnnl::pooling_forward::primitive_desc pd(desc, eng);
+#endif
+    m.pool = dnnl::pooling_forward(pd);
+
+    memory user_src(plain_src_md, eng, const_cast<float *>(src));
+    if (blocked) {
+        m.src = memory(pd.src_desc(), eng);
+        dnnl::reorder(user_src, m.src).execute(m.stream, user_src, m.src);
+        m.stream.wait();
+    } else {
+        m.src = user_src;
+    }
+    m.dst = memory(pd.dst_desc(), eng);
+    m.args = {{DNNL_ARG_SRC, m.src}, {DNNL_ARG_DST, m.dst}};
+    if (c.indices) {
+        m.workspace = memory(pd.workspace_desc(), eng);
+        m.args.insert({DNNL_ARG_WORKSPACE, m.workspace});
+    }
+    m.description = std::string("src ") + layout_name(pd.src_desc(), m.rank) + ", dst " +
+                    layout_name(pd.dst_desc(), m.rank) + ", " + pd.impl_info_str();
+    if (c.indices) m.description += ", forward_training (argmax workspace)";
+}
+
+OnednnPool::~OnednnPool() = default;
+
+void OnednnPool::execute() {
+    impl_->pool.execute(impl_->stream, impl_->args);
+    impl_->stream.wait();
+}
+
+void OnednnPool::output_to_plain(float *dst) {
+    Impl &m = *impl_;
+    const memory::desc plain_md(to_dims(m.output_shape), memory::data_type::f32, plain_tag(m.rank));
+    memory user_dst(plain_md, cpu_engine(), dst);
+    dnnl::reorder(m.dst, user_dst).execute(m.stream, m.dst, user_dst);
+    m.stream.wait();
+}
+
+const std::string &OnednnPool::description() const { return impl_->description; }
+
+}  // namespace poolconv_bench

@@ -1,0 +1,50 @@
+// oneDNN pooling for one PoolCase, behind a small interface so that only onednn_pool.cpp includes
+// the oneDNN headers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/cases.h"
+
+namespace poolconv_bench {
+
+enum class OnednnLayout {
+    plain,    // src and dst in NCHW / NCDHW, wrapping the caller's buffers
+    blocked,  // oneDNN's preferred layout; the input is reordered into it once, at construction
+};
+
+// The oneDNN threading runtime, e.g. "OpenMP", and version, e.g. "2.6.3".
+std::string onednn_runtime_name();
+std::string onednn_version();
+// Sets the threads oneDNN uses from now on (omp_set_num_threads for the OpenMP runtime).
+void onednn_set_num_threads(int threads);
+
+class OnednnPool {
+public:
+    // `src` is the dense NC[D]HW input; it must outlive this object (plain layout reads it on every
+    // execute()). `output_shape` and `pads_begin` are poolconv's (PoolGeometry); the end pads oneDNN
+    // gets are those that reproduce `output_shape` (ceil rounding becomes a larger right pad).
+    // P7 (`c.indices`) uses prop_kind::forward_training, which also writes the argmax workspace;
+    // everything else uses forward_inference. Create it with the thread count it will run with.
+    OnednnPool(const PoolCase &c, const std::vector<int64_t> &output_shape, const std::vector<int64_t> &pads_begin,
+               OnednnLayout layout, const float *src);
+    ~OnednnPool();
+    OnednnPool(const OnednnPool &) = delete;
+    OnednnPool &operator=(const OnednnPool &) = delete;
+
+    // Runs the pooling primitive only (and waits for it).
+    void execute();
+    // Copies the last output into `dst`, dense NC[D]HW (a reorder for the blocked layout).
+    void output_to_plain(float *dst);
+    // E.g. "src nChw16c, dst nChw16c, jit:avx512_core".
+    const std::string &description() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace poolconv_bench

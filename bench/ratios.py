@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Markdown table of poolconv_bench results: poolconv's median time and GB/s, and how oneDNN compares.
+
+    poolconv_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \\
+                   --benchmark_format=json > bench.json
+    /usr/bin/python3 bench/ratios.py bench.json [--times]
+
+Reads Google Benchmark JSON (--benchmark_format=json or --benchmark_out=FILE; '-' or no file: stdin).
+Uses the "median" aggregates when present, else the median of the individual runs. A ratio is
+oneDNN's median time / poolconv's median time: above 1 means poolconv is faster; ratios below 1
+are in bold. --times adds oneDNN's median times. Pure standard library.
+"""
+
+import argparse
+import json
+import re
+import statistics
+import sys
+
+IMPLS = ("poolconv", "onednn_nchw", "onednn_blocked")
+TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+NAME_RE = re.compile(r"^(?P<id>[^/]+)/(?P<impl>[^/]+)/(?P<threads>\d+)t(?:/|$)")
+
+
+def load(path):
+    if path in (None, "-"):
+        return json.load(sys.stdin)
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def collect(doc):
+    """{(id, threads, impl): {"us": median time, "gbps": median GB/s or None, "error": str or None}}"""
+    medians, runs, errors = {}, {}, {}
+    for b in doc.get("benchmarks", []):
+        m = NAME_RE.match(b.get("run_name") or b.get("name", ""))
+        if not m or m["impl"] not in IMPLS:
+            continue
+        key = (m["id"], int(m["threads"]), m["impl"])
+        if b.get("error_occurred"):
+            errors[key] = b.get("error_message", "error")
+            continue
+        us = b["real_time"] * TO_US[b.get("time_unit", "ns")]
+        entry = (us, b.get("GB/s"))
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                medians[key] = entry
+        else:
+            runs.setdefault(key, []).append(entry)
+    result = {}
+    for key in set(medians) | set(runs) | set(errors):
+        if key in errors:
+            result[key] = {"us": None, "gbps": None, "error": errors[key]}
+        elif key in medians:
+            us, gbps = medians[key]
+            result[key] = {"us": us, "gbps": gbps, "error": None}
+        else:
+            entries = runs[key]
+            gb = [g for _, g in entries if g is not None]
+            result[key] = {"us": statistics.median(u for u, _ in entries),
+                           "gbps": statistics.median(gb) if gb else None, "error": None}
+    return result
+
+
+def natural(s):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def fmt_time(us):
+    return "—" if us is None else (f"{us:.1f}" if us < 1000 else f"{us:.0f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json", nargs="?", default="-", help="Google Benchmark JSON output (default: stdin)")
+    ap.add_argument("--times", action="store_true", help="also show oneDNN's median times")
+    args = ap.parse_args()
+
+    res = collect(load(args.json))
+    rows = sorted({(k[0], k[1]) for k in res}, key=lambda r: (natural(r[0]), r[1]))
+    if not rows:
+        sys.exit("ratios.py: no poolconv_bench results (<ID>/<impl>/<N>t) in the input")
+
+    header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s",
+              "onednn_nchw / poolconv", "onednn_blocked / poolconv"]
+    if args.times:
+        header += ["onednn_nchw median (µs)", "onednn_blocked median (µs)"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---:" if i > 1 else "---" for i in range(len(header))) + "|")
+
+    slower = {impl: [] for impl in IMPLS[1:]}
+    errors = []
+    for rid, threads in rows:
+        pc = res.get((rid, threads, "poolconv"))
+        cells = [rid, f"{threads}"]
+        if pc is None or pc["error"]:
+            cells += ["error" if pc else "—", "—"]
+            if pc:
+                errors.append(f"{rid}/poolconv/{threads}t: {pc['error']}")
+        else:
+            cells += [fmt_time(pc["us"]), "—" if pc["gbps"] is None else f"{pc['gbps']:.2f}"]
+        for impl in IMPLS[1:]:
+            other = res.get((rid, threads, impl))
+            if other and other["error"]:
+                errors.append(f"{rid}/{impl}/{threads}t: {other['error']}")
+            if pc is None or pc["error"] or other is None or other["error"]:
+                cells.append("—")
+                continue
+            ratio = other["us"] / pc["us"]
+            if ratio < 1:
+                slower[impl].append(f"{rid}/{threads}t")
+            cells.append(f"**{ratio:.2f}**" if ratio < 1 else f"{ratio:.2f}")
+        if args.times:
+            for impl in IMPLS[1:]:
+                other = res.get((rid, threads, impl))
+                cells.append(fmt_time(other["us"]) if other and not other["error"] else "—")
+        print("| " + " | ".join(cells) + " |")
+
+    print()
+    for impl, cases in slower.items():
+        print(f"poolconv slower than {impl} on: {', '.join(cases) if cases else 'none'}")
+    for e in errors:
+        print(f"error: {e}")
+
+
+if __name__ == "__main__":
+    main()
