@@ -90,22 +90,29 @@ protected:
         r.where(i >= 0 && i < input.dim(a).extent());
     }
 
-    // The input with its spatial coordinates clamped into range: a tap is always a legal load,
-    // and `inside` decides whether it counts.
-    Func clamped_input() {
-        Func f("clamped_input");
-        Expr cx = Halide::clamp(Halide::likely(x), 0, input.dim(0).extent() - 1);
-        Expr cy = Halide::clamp(Halide::likely(y), 0, input.dim(1).extent() - 1);
-        Expr cz = Halide::clamp(Halide::likely(z), 0, input.dim(2).extent() - 1);
-        f(x, y, z, c, n) = input(cx, cy, cz, c, n);
+    // The input as the x-stage reads it: rows widened by the padding columns. A padding column
+    // holds 0, but its value never matters: every tap that reads one is masked by `inside_x`.
+    // Only the input's own columns are copied (an update over them), so when the schedule
+    // stores these rows in a scratch buffer the copy is dense, and so is every tap load, even in
+    // the border vectors of a row. y and z are clamped, so any row is a legal read.
+    Halide::RDom columns;  // input_rows' update: the input's own columns
+    Func input_rows() {
+        Func f("input_rows");
+        f(x, y, z, c, n) = Halide::cast(input.type(), 0);
+        columns = Halide::RDom(0, input.dim(0).extent(), "columns");
+        Expr cy = Halide::clamp(y, 0, input.dim(1).extent() - 1);
+        Expr cz = Halide::clamp(z, 0, input.dim(2).extent() - 1);
+        f(columns, y, z, c, n) = input(columns, cy, cz, c, n);
         return f;
     }
 
     // What the schedule plan needs to know about a pipeline built from three `along` stages.
-    schedules::PoolingStages pooling_stages(Func output, const Func along[kSpatialAxes],
+    schedules::PoolingStages pooling_stages(Func output, Func rows, const Func along[kSpatialAxes],
                                             const Halide::RDom taps[kSpatialAxes]) {
         schedules::PoolingStages s;
         s.output = output;
+        s.input_rows = rows;
+        s.input_columns = columns.x;
         for (int a = 0; a < kSpatialAxes; a++) {
             s.along[a] = along[a];
             s.taps[a] = taps[a].x;

@@ -55,7 +55,7 @@ public:
         // ---- Algorithm ----
         const Type work = work_type(data_type());
         const Expr lowest = cast(work, lowest_finite(data_type()));
-        Func in = clamped_input();
+        Func in = input_rows();
 
         // Candidate (v, pos) beats the running best (acc, acc_pos) if it is an input element
         // (pos >= 0; padding never wins) and is greater, or is a NaN where acc is not (a NaN then
@@ -124,7 +124,7 @@ public:
         if (indices) require_dense_from_zero(*indices);
         if (get_auto_schedule()) return;
 
-        schedules::PoolingStages stages = pooling_stages(output, along, taps);
+        schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         if (indices) stages.second_output = *indices;
         schedules::schedule_pooling(stages, target_params(), work, indices ? 4 : work.bytes());
     }
@@ -153,7 +153,8 @@ public:
 
     void generate() {
         // ---- Algorithm ----
-        Func in = clamped_input();
+        // Global pooling has no padding (the runtime guarantees it): taps read the input itself.
+        Func in = global ? Func(input) : input_rows();
 
         // The window sum, one axis at a time; padding adds 0.
         Func along[kSpatialAxes] = {Func("sum_along_x"), Func("sum_along_y"), Func("sum_along_z")};
@@ -201,7 +202,7 @@ public:
         require_dense_from_zero(output);
         if (get_auto_schedule()) return;
 
-        schedules::PoolingStages stages = pooling_stages(output, along, taps);
+        schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         stages.axis_tables = {counted[0], counted[1], counted[2]};
         if (global) {
             schedules::schedule_global_pooling(stages, target_params(), Float(32));

@@ -6,8 +6,10 @@
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
 //            for tap z: [for tap y: [for tap x (unrolled when specialized): L lanes] L lanes] L lanes
 //            every partial result one vector, in registers
-//   The `likely` border tests in the algorithm let loop partitioning peel the border rows and
-//   vectors, so the steady state loads input rows with no clamps and no selects.
+//   input:   the input rows each output row reads are copied (densely) into a per-plane
+//            scratch buffer widened by the padding columns, so taps load dense vectors even at
+//            the borders; the `likely` x-border tests let loop partitioning keep the steady
+//            state free of selects.
 //   Specialized: kernel_x in {2, 3} with stride_x in {1, 2} and dilation_x 1 (dense or
 //   2-way-deinterleaved loads, unrolled taps); then stride_x 1 or 2 with any kernel (dense loads,
 //   tap loop); everything else takes the general path (gathers for runtime strides).
@@ -48,15 +50,26 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     for (Func table : s.axis_tables) table.compute_root();
 
+    // The input rows a row of outputs reads, copied into a per-plane scratch buffer before that
+    // row is computed. The copy is dense (only the input's own columns are copied; padding
+    // columns are never read unmasked), and every tap then loads a dense vector, also in the
+    // border vectors where a direct read would need clamped, gathered lanes.
+    const Var rx = s.input_rows.args()[0];
+    s.input_rows.store_at(s.output, c).compute_at(s.output, y).vectorize(rx, lanes);
+    s.input_rows.update().vectorize(s.input_columns, lanes);
+
     // The stages, innermost first, each one vector of `lanes` outputs computed inside the tap
     // loop of the stage that consumes it: along_z per output vector, along_y per z tap, along_x
-    // per y tap. bound_extent keeps every stage a constant-size (register) vector: the last,
-    // guarded vector of a row over-computes lanes whose loads are clamped, which is safe.
+    // per y tap. bound_extent keeps every stage a constant-size (register) vector, also when the
+    // indices output is fused in: the last, guarded vector of a row over-computes lanes whose
+    // loads are clamped, which is safe.
     const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),
                                 LoopLevel(s.output, xo)};
     for (int a = 0; a < 3; a++) {
-        const Var sx = s.along[a].args()[0];
+        const std::vector<Var> stage_args = s.along[a].args();
+        const Var &sx = stage_args[0];
         s.along[a].compute_at(sites[a]).bound_extent(sx, lanes).vectorize(sx);
+        for (int d = 1; d < 5; d++) s.along[a].bound_extent(stage_args[d], 1);
         s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
     }
 
