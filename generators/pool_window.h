@@ -90,6 +90,30 @@ protected:
         r.where(i >= 0 && i < input.dim(a).extent());
     }
 
+    // For each output coordinate o along axis a (a 1-D table), how many window taps lie in
+    // [begin, end): k counts when begin <= o*stride - pad_begin + k*dilation < end.
+    Func counted_taps(int a, const Expr &begin, const Expr &end) {
+        static const char *names[kSpatialAxes] = {"taps_counted_x", "taps_counted_y", "taps_counted_z"};
+        Func f(names[a]);
+        Var o("o");
+        auto ceil_div = [](const Expr &num, const Expr &den) { return (num + den - 1) / den; };  // den > 0
+        Expr first = o * stride[a] - pad_begin[a];
+        Expr k_begin = Halide::max(0, ceil_div(begin - first, dilation[a]));
+        Expr k_end = Halide::min(kernel[a], ceil_div(end - first, dilation[a]));
+        f(o) = Halide::max(k_end - k_begin, 0);
+        return f;
+    }
+
+    // NaN test on the bits: unlike is_nan, LLVM's fast-math flags cannot fold it away.
+    static Expr nan_bits(const Expr &v) {
+        if (v.type().bits() == 64) {
+            return (Halide::reinterpret<uint64_t>(v) & Halide::Expr(uint64_t(0x7fffffffffffffffULL))) >
+                   Halide::Expr(uint64_t(0x7ff0000000000000ULL));
+        }
+        return (Halide::reinterpret<uint32_t>(v) & Halide::Expr(uint32_t(0x7fffffff))) >
+               Halide::Expr(uint32_t(0x7f800000));
+    }
+
     // The input as the x-stage reads it: rows widened by the padding columns. A padding column
     // holds 0, but its value never matters: every tap that reads one is masked by `inside_x`.
     // Only the input's own columns are copied (an update over them), so when the schedule

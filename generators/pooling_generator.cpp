@@ -3,6 +3,8 @@
 // The algorithms only: window geometry and layout are explained in pool_window.h, the loop
 // structure is in schedules/pooling_schedule.cpp, and every padding mode, rounding rule and
 // divisor convention is resolved to plain numbers by runtime/ before a kernel runs.
+#include <limits>
+
 #include "Halide.h"
 
 #include "generators/pool_window.h"
@@ -18,12 +20,13 @@ static Type work_type(const Type &t) {
 }
 
 // The lowest finite value of t: what a window with no input element in it produces (OpenVINO).
+// (Halide's Type::min() is -infinity for floats.)
 static Expr lowest_finite(const Type &t) {
-    if (t.is_float() && t.bits() < 32) {
-        // The lowest finite f16 / bf16, written as the f32 it converts to.
-        return t.is_bfloat() ? Expr(-3.3895313892515355e38f) : Expr(-65504.0f);
-    }
-    return t.min();  // Halide's Type::min() is the lowest finite value for floats too.
+    if (t.is_bfloat()) return Expr(-3.38953139e38f);  // the lowest finite bf16, as the f32 it converts to
+    if (t.is_float() && t.bits() == 16) return Expr(-65504.0f);
+    if (t.is_float() && t.bits() == 32) return Expr(std::numeric_limits<float>::lowest());
+    if (t.is_float()) return Expr(std::numeric_limits<double>::lowest());
+    return t.min();
 }
 
 class MaxPool : public PoolGenerator<MaxPool> {
@@ -63,8 +66,19 @@ public:
         // values. Values-only pooling needs no positions: its running best starts at `lowest`.
         auto wins = [&](const Expr &v, const Expr &acc) {
             Expr w = v > acc;
-            if (work.is_float()) w = w || (is_nan(v) && !is_nan(acc));
+            if (work.is_float()) w = w || (nan_bits(v) && !nan_bits(acc));
             return w;
+        };
+        // IEEE semantics wherever a NaN passes: Halide otherwise lets LLVM assume there are no NaNs
+        // (fast-math) and fold the NaN tests, turn the selects into max instructions that drop
+        // NaNs, or convert a f16 NaN to infinity.
+        auto ieee = [&](const Expr &e) { return work.is_float() ? strict_float(e) : e; };
+        // Back to the data type. Halide 14 converts an f32 NaN to f16 infinity, so NaNs get the
+        // canonical f16 NaN explicitly; every other maximum is an f16 value, converted exactly.
+        auto to_data_type = [&](const Expr &e) {
+            Expr converted = ieee(cast(data_type(), e));
+            if (data_type() != Float(16)) return converted;
+            return select(nan_bits(e), reinterpret(Float(16), cast<uint16_t>(0x7e00)), converted);
         };
 
         Func along[kSpatialAxes] = {Func("max_along_x"), Func("max_along_y"), Func("max_along_z")};
@@ -77,7 +91,7 @@ public:
             Expr v, pos, candidate_valid = Internal::const_true();
             if (a == 0) {
                 // Taps of one input row: x-padding is masked lane by lane.
-                v = cast(work, in(at));
+                v = ieee(cast(work, in(at)));
                 pos = i * index_coef[0] + y * index_coef[1] + z * index_coef[2];
                 candidate_valid = inside_x(i);
             } else {
@@ -96,20 +110,27 @@ public:
                 along[a](x, y, z, c, n) = Tuple(lowest, -1);
                 Expr acc = along[a](x, y, z, c, n)[0], acc_pos = along[a](x, y, z, c, n)[1];
                 Expr take = candidate_valid && pos >= 0 && (acc_pos < 0 || wins(v, acc));
-                along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, pos, acc_pos));
+                along[a](x, y, z, c, n) = Tuple(ieee(select(take, v, acc)), ieee(select(take, pos, acc_pos)));
             } else {
-                along[a](x, y, z, c, n) = lowest;
+                // Floats start below every value (-infinity must be able to win); a window with
+                // no input element gets `lowest` at the end instead.
+                along[a](x, y, z, c, n) = work.is_float() ? cast(work, Expr(-std::numeric_limits<float>::infinity())) : lowest;
                 Expr acc = along[a](x, y, z, c, n);
-                along[a](x, y, z, c, n) = select(candidate_valid && wins(v, acc), v, acc);
+                along[a](x, y, z, c, n) = ieee(select(candidate_valid && wins(v, acc), v, acc));
             }
         }
         const Func &best = along[kSpatialAxes - 1];
+        Func taps_inside[kSpatialAxes];
+        for (int a = 0; a < kSpatialAxes; a++) taps_inside[a] = counted_taps(a, 0, input.dim(a).extent());
         if (with_indices) {
             Expr plane = c * index_coef[3] + n * index_coef[4];
-            output(x, y, z, c, n) = cast(data_type(), best(x, y, z, c, n)[0]);
+            output(x, y, z, c, n) = to_data_type(best(x, y, z, c, n)[0]);
             (*indices)(x, y, z, c, n) = cast(Int(index_bits), max(best(x, y, z, c, n)[1], 0) + plane);
+        } else if (work.is_float()) {
+            Expr empty = taps_inside[0](x) == 0 || taps_inside[1](y) == 0 || taps_inside[2](z) == 0;
+            output(x, y, z, c, n) = to_data_type(select(empty, lowest, best(x, y, z, c, n)));
         } else {
-            output(x, y, z, c, n) = cast(data_type(), best(x, y, z, c, n));
+            output(x, y, z, c, n) = to_data_type(best(x, y, z, c, n));
         }
 
         // ---- Estimates (autoschedulers) ----
@@ -126,6 +147,7 @@ public:
 
         schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         if (indices) stages.second_output = *indices;
+        if (!indices && work.is_float()) stages.axis_tables = {taps_inside[0], taps_inside[1], taps_inside[2]};
         schedules::schedule_pooling(stages, target_params(), work, indices ? 4 : work.bytes());
     }
 };
@@ -173,16 +195,9 @@ public:
             }
         }
 
-        // Taps of a window counted by the divisor, one axis at a time (the window is a box):
-        // k counts when count_begin <= o*stride - pad + k*dilation < count_end.
-        Func counted[kSpatialAxes] = {Func("counted_x"), Func("counted_y"), Func("counted_z")};
-        Var o("o");
-        for (int a = 0; a < kSpatialAxes; a++) {
-            Expr first = o * stride[a] - pad_begin[a];
-            Expr k_begin = max(0, ceil_div(count_begin[a] - first, dilation[a]));
-            Expr k_end = min(kernel[a], ceil_div(count_end[a] - first, dilation[a]));
-            counted[a](o) = max(k_end - k_begin, 0);
-        }
+        // The divisor counts a window's taps inside [count_begin, count_end), one axis at a time.
+        Func counted[kSpatialAxes];
+        for (int a = 0; a < kSpatialAxes; a++) counted[a] = counted_taps(a, count_begin[a], count_end[a]);
         Expr count = counted[0](x) * counted[1](y) * counted[2](z);
 
         // A window that counts no tap (exclude-pad, all padding) averages to 0.
@@ -211,9 +226,6 @@ public:
         }
     }
 
-private:
-    // Division rounding up, for a positive divisor (Halide's '/' on ints rounds down).
-    static Expr ceil_div(const Expr &a, const Expr &b) { return (a + b - 1) / b; }
 };
 
 }  // namespace poolconv::generators

@@ -9,9 +9,9 @@ namespace poolconv {
 
 namespace {
 
-// floor(a / b) and ceil(a / b) for b > 0 and any sign of a.
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+// floor(a / b) and ceil(a / b) for b > 0 and any a, without intermediate overflow.
+int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 && a > 0); }
 
 }  // namespace
 
@@ -49,7 +49,8 @@ PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &inp
             pe = a.auto_pad == AutoPad::same_upper ? large : small;
         } else {
             const int64_t span = checked_add(checked_add(in, pb, "padded input size"), pe, "padded input size") - dilated;
-            out = (a.rounding == Rounding::floor ? floor_div(span, s) : ceil_div(span, s)) + 1;
+            out = checked_add(a.rounding == Rounding::floor ? floor_div(span, s) : ceil_div(span, s), 1,
+                              "pooling output size");
             // ceil_torch: the last window must start inside the input or the begin padding.
             if (a.rounding == Rounding::ceil_torch && out > 0 && (out - 1) * s >= in + pb) out -= 1;
         }

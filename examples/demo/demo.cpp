@@ -137,7 +137,7 @@ int main(int argc, char **argv) {
         }
         std::sort(times.begin(), times.end());
         const double median = times[times.size() / 2];
-        const double bytes = (x.size() + y.size()) * 4.0;
+        const double bytes = static_cast<double>(x.size() + y.size()) * 4.0;
         std::printf("maxpool kernel alone (API, median of 50): %.1f us, %.1f GB/s\n", median * 1e6, bytes / median / 1e9);
     }
 

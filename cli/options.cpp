@@ -1,0 +1,283 @@
+#include "cli/options.h"
+
+#include <charconv>
+#include <string_view>
+#include <utility>
+
+namespace poolconv::cli {
+
+namespace {
+
+// Where an option may appear: one bit per command (and per operator of `shape`).
+enum : unsigned {
+    kMax = 1,
+    kAvg = 2,
+    kShapeMax = 4,
+    kShapeAvg = 8,
+    kShapeConv = 16,
+    kPools = kMax | kAvg | kShapeMax | kShapeAvg,
+    kAll = kPools | kShapeConv,
+};
+
+struct Flag {
+    const char *name;
+    bool takes_value;
+    unsigned where;
+};
+
+constexpr Flag kFlags[] = {
+    {"-i", true, kMax | kAvg},
+    {"-o", true, kMax | kAvg},
+    {"--indices", true, kMax},
+    {"--input-shape", true, kShapeMax | kShapeAvg | kShapeConv},
+    {"--weights-shape", true, kShapeConv},
+    {"--kernel", true, kPools},
+    {"--strides", true, kAll},
+    {"--dilations", true, kAll},
+    {"--pads-begin", true, kAll},
+    {"--pads-end", true, kAll},
+    {"--auto-pad", true, kAll},
+    {"--rounding", true, kPools},
+    {"--axis", true, kMax | kShapeMax},
+    {"--storage-order", true, kMax | kShapeMax},
+    {"--index-type", true, kMax | kShapeMax},
+    {"--exclude-pad", false, kAvg | kShapeAvg},
+    {"--include-pad", false, kAvg | kShapeAvg},
+    {"--include-pad-openvino", false, kAvg | kShapeAvg},
+    {"--threads", true, kAll},
+};
+
+const Flag *find_flag(std::string_view name) {
+    for (const Flag &f : kFlags) {
+        if (name == f.name) return &f;
+    }
+    return nullptr;
+}
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+int64_t parse_int(const std::string &flag, std::string_view text) {
+    if (text.empty()) throw UsageError(flag + ": empty number");
+    int64_t value = 0;
+    const char *begin = text.data(), *end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec == std::errc::result_out_of_range) throw UsageError(flag + ": " + quoted(text) + " is out of the int64 range");
+    if (ec != std::errc() || ptr != end) throw UsageError(flag + ": " + quoted(text) + " is not an integer");
+    return value;
+}
+
+// "3,3" -> {3, 3}; every entry >= min_value.
+std::vector<int64_t> parse_list(const std::string &flag, const std::string &text, int64_t min_value) {
+    if (text.empty()) throw UsageError(flag + ": empty list (expected integers separated by commas, e.g. 3,3)");
+    std::vector<int64_t> values;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string_view item = std::string_view(text).substr(start, comma - start);
+        if (item.empty()) throw UsageError(flag + ": empty entry in " + quoted(text));
+        const int64_t v = parse_int(flag, item);
+        if (v < min_value) {
+            throw UsageError(flag + ": entry " + std::to_string(values.size()) + " is " + std::to_string(v) +
+                             ", must be >= " + std::to_string(min_value));
+        }
+        values.push_back(v);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return values;
+}
+
+template <typename T>
+T parse_choice(const std::string &flag, const std::string &text,
+               std::initializer_list<std::pair<const char *, T>> choices) {
+    std::string names;
+    for (const auto &[name, value] : choices) {
+        if (text == name) return value;
+        names += std::string(names.empty() ? "" : ", ") + name;
+    }
+    throw UsageError(flag + ": unknown value " + quoted(text) + " (expected one of: " + names + ")");
+}
+
+unsigned where_bit(const Options &o) {
+    switch (o.command) {
+    case Command::maxpool: return kMax;
+    case Command::avgpool: return kAvg;
+    case Command::shape:
+        return o.shape_op == ShapeOp::maxpool ? kShapeMax : o.shape_op == ShapeOp::avgpool ? kShapeAvg : kShapeConv;
+    default: return 0;
+    }
+}
+
+void check_spatial_lengths(const Options &o, const std::vector<std::pair<const char *, const std::vector<int64_t> *>> &lists) {
+    // The reference length: the kernel's, or for conv the first list given.
+    std::size_t expected = 0;
+    const char *reference = nullptr;
+    for (const auto &[name, values] : lists) {
+        if (values->empty()) continue;
+        if (!reference) {
+            reference = name;
+            expected = values->size();
+            if (expected > 3 && o.shape_op != ShapeOp::conv) {
+                throw UsageError(std::string(name) + ": " + std::to_string(expected) +
+                                 " values, but pooling takes 1 to 3 spatial dimensions");
+            }
+        } else if (values->size() != expected) {
+            throw UsageError(std::string(name) + ": " + std::to_string(values->size()) + " values, but " + reference +
+                             " has " + std::to_string(expected));
+        }
+    }
+}
+
+}  // namespace
+
+std::string command_name(const Options &o) {
+    switch (o.command) {
+    case Command::maxpool: return "maxpool";
+    case Command::avgpool: return "avgpool";
+    case Command::shape:
+        return o.shape_op == ShapeOp::maxpool   ? "shape maxpool"
+               : o.shape_op == ShapeOp::avgpool ? "shape avgpool"
+                                                : "shape conv";
+    default: return "poolconv";
+    }
+}
+
+Options parse_command_line(int argc, const char *const argv[]) {
+    Options o;
+    if (argc < 2) throw UsageError("missing command (maxpool, avgpool or shape); see poolconv --help");
+    const std::string command = argv[1];
+    if (command == "--help" || command == "-h" || command == "help") return o;
+    if (command == "--version") {
+        o.command = Command::version;
+        if (argc > 2) throw UsageError("unexpected argument " + quoted(argv[2]) + " after --version");
+        return o;
+    }
+    if (command == "maxpool") {
+        o.command = Command::maxpool;
+    } else if (command == "avgpool") {
+        o.command = Command::avgpool;
+    } else if (command == "shape") {
+        o.command = Command::shape;
+    } else if (!command.empty() && command[0] == '-') {
+        throw UsageError("unknown option " + quoted(command) + " (the command comes first: maxpool, avgpool or shape)");
+    } else {
+        throw UsageError("unknown command " + quoted(command) + " (expected maxpool, avgpool or shape)");
+    }
+
+    // Collect (flag, value) pairs in order; values are checked once the command is known.
+    std::vector<std::pair<const Flag *, std::string>> given;
+    for (int i = 2; i < argc; i++) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            o.command = Command::help;
+            return o;
+        }
+        if (arg.size() > 1 && arg[0] == '-') {
+            const std::size_t eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
+            const std::string name = arg.substr(0, eq);
+            const Flag *flag = find_flag(name);
+            if (!flag) throw UsageError("unknown option " + quoted(name) + " (see poolconv --help)");
+            for (const auto &g : given) {
+                if (g.first == flag) throw UsageError(name + " is given more than once");
+            }
+            std::string value;
+            if (!flag->takes_value) {
+                if (eq != std::string::npos) throw UsageError(name + " takes no value");
+            } else if (eq != std::string::npos) {
+                value = arg.substr(eq + 1);
+            } else if (i + 1 < argc) {
+                value = argv[++i];
+            } else {
+                throw UsageError(name + " needs a value");
+            }
+            given.emplace_back(flag, std::move(value));
+        } else if (o.command == Command::shape && o.shape_op == ShapeOp::none) {
+            o.shape_op = parse_choice<ShapeOp>(
+                "shape", arg, {{"maxpool", ShapeOp::maxpool}, {"avgpool", ShapeOp::avgpool}, {"conv", ShapeOp::conv}});
+        } else {
+            throw UsageError("unexpected argument " + quoted(arg));
+        }
+    }
+    if (o.command == Command::shape && o.shape_op == ShapeOp::none) {
+        throw UsageError("shape: missing the operator (maxpool, avgpool or conv)");
+    }
+
+    const unsigned where = where_bit(o);
+    bool have_pad_mode = false;
+    for (const auto &[flag, value] : given) {
+        const std::string name = flag->name;
+        if (!(flag->where & where)) throw UsageError(name + " does not apply to " + command_name(o));
+        if (name == "-i") {
+            if (value.empty()) throw UsageError("-i: empty path");
+            o.input = value;
+        } else if (name == "-o") {
+            if (value.empty()) throw UsageError("-o: empty path");
+            o.output = value;
+        } else if (name == "--indices") {
+            if (value.empty()) throw UsageError("--indices: empty path");
+            o.indices = value;
+        } else if (name == "--input-shape") {
+            o.input_shape = parse_list(name, value, 0);
+        } else if (name == "--weights-shape") {
+            o.weights_shape = parse_list(name, value, 0);
+        } else if (name == "--kernel") {
+            o.pool.kernel = parse_list(name, value, 1);
+        } else if (name == "--strides") {
+            o.pool.strides = parse_list(name, value, 1);
+        } else if (name == "--dilations") {
+            o.pool.dilations = parse_list(name, value, 1);
+        } else if (name == "--pads-begin") {
+            o.pool.pads_begin = parse_list(name, value, 0);
+        } else if (name == "--pads-end") {
+            o.pool.pads_end = parse_list(name, value, 0);
+        } else if (name == "--auto-pad") {
+            o.pool.auto_pad = parse_choice<AutoPad>(name, value,
+                                                    {{"explicit", AutoPad::explicit_pads},
+                                                     {"valid", AutoPad::valid},
+                                                     {"same_upper", AutoPad::same_upper},
+                                                     {"same_lower", AutoPad::same_lower}});
+        } else if (name == "--rounding") {
+            o.pool.rounding = parse_choice<Rounding>(
+                name, value, {{"floor", Rounding::floor}, {"ceil", Rounding::ceil}, {"ceil_torch", Rounding::ceil_torch}});
+        } else if (name == "--axis") {
+            o.axis = parse_int(name, value);
+        } else if (name == "--storage-order") {
+            o.storage_order = parse_choice<StorageOrder>(
+                name, value, {{"row", StorageOrder::row_major}, {"col", StorageOrder::column_major}});
+        } else if (name == "--index-type") {
+            o.index_type = parse_choice<DType>(name, value, {{"i64", DType::i64}, {"i32", DType::i32}});
+        } else if (name == "--exclude-pad" || name == "--include-pad" || name == "--include-pad-openvino") {
+            if (have_pad_mode) {
+                throw UsageError("give at most one of --exclude-pad, --include-pad and --include-pad-openvino");
+            }
+            have_pad_mode = true;
+            o.pad_mode = name == "--exclude-pad"   ? AvgPadMode::exclude_pad
+                         : name == "--include-pad" ? AvgPadMode::include_pad
+                                                   : AvgPadMode::include_pad_openvino;
+        } else if (name == "--threads") {
+            const int64_t n = parse_int(name, value);
+            if (n < 0 || n > 1024) throw UsageError("--threads: " + std::to_string(n) + " is outside [0, 1024]");
+            o.threads = static_cast<int>(n);
+        }
+    }
+
+    if (o.command == Command::shape) {
+        if (o.input_shape.empty()) throw UsageError(command_name(o) + ": --input-shape is required");
+        if (o.shape_op == ShapeOp::conv && o.weights_shape.empty()) {
+            throw UsageError("shape conv: --weights-shape is required");
+        }
+    } else {
+        if (o.input.empty()) throw UsageError(command_name(o) + ": -i (input .npy) is required");
+        if (o.output.empty()) throw UsageError(command_name(o) + ": -o (output .npy) is required");
+        if (!o.indices.empty() && o.indices == o.output) throw UsageError("-o and --indices name the same file");
+    }
+    if (o.shape_op != ShapeOp::conv && o.pool.kernel.empty()) throw UsageError(command_name(o) + ": --kernel is required");
+    check_spatial_lengths(o, {{"--kernel", &o.pool.kernel},
+                              {"--strides", &o.pool.strides},
+                              {"--dilations", &o.pool.dilations},
+                              {"--pads-begin", &o.pool.pads_begin},
+                              {"--pads-end", &o.pool.pads_end}});
+    return o;
+}
+
+}  // namespace poolconv::cli

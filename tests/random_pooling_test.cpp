@@ -1,0 +1,553 @@
+// Randomized comparison of the AOT kernels against the plain C++ reference: thousands of attribute
+// combinations (ranks 3-5, batch > 1, odd sizes, strides 1-4, kernels 1-5, dilations 1-3,
+// asymmetric and oversized pads, every auto_pad and rounding, every axis and storage order, every
+// element and index type), each instruction set forced in turn, plus global pooling, non-dense
+// views and a few targeted edge cases (windows of -inf, of padding only, of NaNs). The max_pool runs
+// come in two flavours: finite data, and data with NaN and +-inf injected, so a NaN bug does not
+// hide a geometry bug or the other way round.
+//
+// Seeds are fixed, so a failure reproduces; the first few failing configurations of a test are
+// printed in full (shape, type, every attribute, ISA, and the input values when small), then a count.
+//
+// Tolerances:
+//   - max_pool values and all indices: exact. A max is a copy of an input element, so any difference
+//     is a bug; NaN outputs must sit at the same positions.
+//   - avg_pool f32: |got - expected| <= 1e-5 * |expected| + 1e-5 * max|input|. The kernels sum up to
+//     5^3 = 125 taps in f32 (the reference in double): each addition errs by at most 2^-24 of a partial
+//     sum of at most 125 * max|input|, so the average errs by at most 125 * 2^-24 * max|input| ~
+//     7.5e-6 * max|input| (worst case; cancellation makes a relative bound alone useless).
+//   - avg_pool f16/bf16: 1 unit in the last place of the output type. The inputs are small dyadic
+//     numbers (multiples of 1/4 up to 3), so the kernels' f32 sums are exact; the only difference
+//     left is rounding the quotient to f32 and then to f16/bf16 (the reference rounds once from
+//     double), and double rounding moves a result by at most one unit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/test_util.h"
+
+namespace poolconv {
+namespace {
+
+using test::Rng;
+using test::Tensor;
+using Shape = std::vector<int64_t>;
+
+int uniform(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+bool chance(Rng &rng, double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; }
+
+// An input shape and pooling attributes with a valid geometry and a small output.
+struct Geometry {
+    Shape input_shape;
+    PoolAttributes attributes;
+    Shape output_shape;
+};
+
+Geometry random_geometry(Rng &rng, int rank) {
+    const int spatial = rank - 2;
+    for (;;) {
+        Geometry g;
+        g.input_shape = {uniform(rng, 1, 3), uniform(rng, 1, 5)};
+        // Mostly 1..13 per spatial dim (3D: 1..7); sometimes a wide innermost dim so full vectors
+        // (up to 64 lanes for i8 on AVX-512) and the unrolled kernel_x/stride_x specializations run.
+        const bool wide = spatial < 3 && chance(rng, 0.2);
+        for (int i = 0; i < spatial; i++) {
+            const bool last = i == spatial - 1;
+            g.input_shape.push_back(wide && last ? uniform(rng, 14, 80) : uniform(rng, 1, spatial == 3 ? 7 : 13));
+        }
+        PoolAttributes &a = g.attributes;
+        const bool default_strides = chance(rng, 0.1), default_dilations = chance(rng, 0.4);
+        for (int i = 0; i < spatial; i++) {
+            const int k = uniform(rng, 1, 5);
+            const int s = uniform(rng, 1, 4);
+            const int d = chance(rng, 0.6) ? 1 : uniform(rng, 2, 3);
+            a.kernel.push_back(k);
+            if (!default_strides) a.strides.push_back(s);
+            if (!default_dilations) a.dilations.push_back(d);
+            const int dk = (k - 1) * (default_dilations ? 1 : d) + 1;
+            // Asymmetric pads, sometimes as large as the dilated kernel (windows of padding only).
+            const int max_pad = chance(rng, 0.7) ? dk / 2 : dk + 1;
+            a.pads_begin.push_back(uniform(rng, 0, max_pad));
+            a.pads_end.push_back(uniform(rng, 0, max_pad));
+        }
+        const int mode = uniform(rng, 0, 19);
+        a.auto_pad = mode < 11 ? AutoPad::explicit_pads
+                     : mode < 14 ? AutoPad::valid
+                     : mode < 17 ? AutoPad::same_upper
+                                 : AutoPad::same_lower;
+        a.rounding = static_cast<Rounding>(uniform(rng, 0, 2));
+        try {
+            g.output_shape = infer_pool_shape(g.input_shape, a).output_shape;
+        } catch (const Error &) {
+            continue;  // output < 1: draw again
+        }
+        return g;
+    }
+}
+
+int random_rank(Rng &rng) { return uniform(rng, 3, 5); }
+
+std::string context(int iteration, const char *what, DType dtype, const Geometry &g, const std::string &attributes) {
+    std::ostringstream s;
+    s << what << " iteration " << iteration << ": dtype " << dtype_name(dtype) << ", input "
+      << shape_to_string(g.input_shape) << ", output " << shape_to_string(g.output_shape) << ", " << attributes
+      << ", isa " << isa_name(active_isa());
+    return s.str();
+}
+
+// Reports failing configurations: the first few in full, then only a count (every configuration
+// is still checked, so one bug does not hide another), and a summary at the end.
+class FailureBudget {
+public:
+    FailureBudget() = default;
+    FailureBudget(const FailureBudget &) = delete;
+    FailureBudget &operator=(const FailureBudget &) = delete;
+    ~FailureBudget() {
+        if (failures_ > kLogged) {
+            ADD_FAILURE() << failures_ << " failing checks in " << configurations_ << " configurations (first "
+                          << kLogged << " shown above)";
+        }
+    }
+    void check(const ::testing::AssertionResult &r, const std::string &where) {
+        if (where != last_where_) {
+            configurations_++;
+            last_where_ = where;
+        }
+        if (r) return;
+        if (++failures_ <= kLogged) ADD_FAILURE() << where << "\n  " << r.message();
+    }
+
+private:
+    static constexpr int kLogged = 5;
+    int failures_ = 0;
+    int configurations_ = 0;
+    std::string last_where_;
+};
+
+constexpr DType kMaxPoolTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8};
+constexpr DType kAvgPoolTypes[] = {DType::f32, DType::f16, DType::bf16};
+
+// Data for max_pool: mostly values from a small set (ties everywhere); with `specials`, floats also
+// get NaN and +-inf (the finite runs keep the two concerns apart in the report).
+test::FillOptions max_pool_fill(Rng &rng, bool specials) {
+    test::FillOptions o;
+    o.ties = chance(rng, 0.75);
+    o.nan_probability = specials && chance(rng, 0.6) ? 0.08 : 0.0;
+    o.inf_probability = specials && chance(rng, 0.5) ? 0.08 : 0.0;
+    return o;
+}
+
+std::string describe_fill(const test::FillOptions &o) {
+    std::ostringstream s;
+    s << "data " << (o.ties ? "small-set (ties)" : "uniform");
+    if (o.nan_probability > 0) s << " +NaN";
+    if (o.inf_probability > 0) s << " +inf";
+    return s.str();
+}
+
+// The input values, for a failure message about a small tensor.
+std::string dump_small(const Tensor &t) {
+    if (t.element_count() > 64) return "";
+    std::ostringstream s;
+    s << "\n  input values (row-major):";
+    for (int64_t i = 0; i < t.element_count(); i++) s << " " << t.get(i);
+    return s.str();
+}
+
+using RandomPooling = test::IsaTest;
+
+// ---- max_pool, values only, every type ----
+
+void random_max_pool_values(uint64_t seed, int iterations, bool specials) {
+    Rng rng(seed);
+    FailureBudget budget;
+    for (int it = 0; it < iterations; it++) {
+        const Geometry g = random_geometry(rng, random_rank(rng));
+        MaxPoolAttributes a;
+        static_cast<PoolAttributes &>(a) = g.attributes;
+        const DType dtype = kMaxPoolTypes[uniform(rng, 0, 5)];
+        const test::FillOptions fill = max_pool_fill(rng, specials);
+        Tensor input = Tensor::dense(dtype, g.input_shape);
+        test::fill_random(input, rng, fill);
+        Tensor expected = Tensor::dense(dtype, g.output_shape), got = Tensor::dense(dtype, g.output_shape);
+        reference::max_pool(input.view(), expected.view(), a);
+        const std::string where =
+            context(it, "max_pool", dtype, g, test::describe(a) + ", " + describe_fill(fill)) + dump_small(input);
+        try {
+            max_pool(input.view(), got.view(), a);
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            continue;
+        }
+        budget.check(test::tensors_match(got, expected), where);
+    }
+}
+
+TEST_P(RandomPooling, MaxPoolValues) { random_max_pool_values(1001, 6000, false); }
+TEST_P(RandomPooling, MaxPoolValuesNaNInf) { random_max_pool_values(1002, 3000, true); }
+
+// ---- max_pool with indices: every axis, storage order and index type ----
+
+void random_max_pool_indices(uint64_t seed, int iterations, bool specials) {
+    Rng rng(seed);
+    FailureBudget budget;
+    for (int it = 0; it < iterations; it++) {
+        const int rank = random_rank(rng);
+        const Geometry g = random_geometry(rng, rank);
+        MaxPoolAttributes a;
+        static_cast<PoolAttributes &>(a) = g.attributes;
+        a.axis = uniform(rng, -rank, rank - 1);
+        const int64_t axis = a.axis < 0 ? a.axis + rank : a.axis;
+        a.storage_order = axis <= 2 && chance(rng, 0.4) ? StorageOrder::column_major : StorageOrder::row_major;
+        const DType dtype = kMaxPoolTypes[uniform(rng, 0, 5)];
+        const DType index_type = chance(rng, 0.5) ? DType::i64 : DType::i32;
+        const test::FillOptions fill = max_pool_fill(rng, specials);
+        Tensor input = Tensor::dense(dtype, g.input_shape);
+        test::fill_random(input, rng, fill);
+        Tensor expected = Tensor::dense(dtype, g.output_shape), got = Tensor::dense(dtype, g.output_shape);
+        Tensor expected_idx = Tensor::dense(index_type, g.output_shape), got_idx = Tensor::dense(index_type, g.output_shape);
+        TensorView ev = expected_idx.view(), gv = got_idx.view();
+        reference::max_pool(input.view(), expected.view(), a, &ev);
+        const std::string where = context(it, "max_pool+indices", dtype, g,
+                                          test::describe(a) + " indices " + dtype_name(index_type) + ", " +
+                                              describe_fill(fill)) +
+                                  dump_small(input);
+        try {
+            max_pool(input.view(), got.view(), a, &gv);
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            continue;
+        }
+        budget.check(test::tensors_match(got, expected), where);
+        budget.check(test::tensors_match(got_idx, expected_idx, {}, "indices"), where);
+    }
+}
+
+TEST_P(RandomPooling, MaxPoolIndices) { random_max_pool_indices(2001, 6000, false); }
+TEST_P(RandomPooling, MaxPoolIndicesNaNInf) { random_max_pool_indices(2002, 3000, true); }
+
+// ---- avg_pool: f32, f16, bf16, every divisor convention ----
+
+TEST_P(RandomPooling, AvgPool) {
+    Rng rng(3003);
+    FailureBudget budget;
+    for (int it = 0; it < 5000; it++) {
+        const Geometry g = random_geometry(rng, random_rank(rng));
+        AvgPoolAttributes a;
+        static_cast<PoolAttributes &>(a) = g.attributes;
+        a.pad_mode = static_cast<AvgPadMode>(uniform(rng, 0, 2));
+        const DType dtype = kAvgPoolTypes[uniform(rng, 0, 2)];
+        test::FillOptions fill;
+        fill.ties = dtype != DType::f32 || chance(rng, 0.5);  // f16/bf16: dyadic values (see the header)
+        Tensor input = Tensor::dense(dtype, g.input_shape);
+        test::fill_random(input, rng, fill);
+        double max_abs = 0;
+        for (int64_t i = 0; i < input.element_count(); i++) max_abs = std::max(max_abs, std::fabs(input.get(i)));
+        Tensor expected = Tensor::dense(dtype, g.output_shape), got = Tensor::dense(dtype, g.output_shape);
+        reference::avg_pool(input.view(), expected.view(), a);
+        const std::string where = context(it, "avg_pool", dtype, g, test::describe(a));
+        try {
+            avg_pool(input.view(), got.view(), a);
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            continue;
+        }
+        test::CompareOptions o;
+        if (dtype == DType::f32) {
+            o.rel_tol = 1e-5;
+            o.abs_tol = 1e-5 * max_abs;
+        } else {
+            o.ulp_tol = 1;
+        }
+        budget.check(test::tensors_match(got, expected, o), where);
+    }
+}
+
+// ---- Global pooling: the window is the whole plane (the runtime may take a dedicated path) ----
+
+TEST_P(RandomPooling, AvgPoolGlobal) {
+    Rng rng(5005);
+    FailureBudget budget;
+    for (int it = 0; it < 600; it++) {
+        const int rank = random_rank(rng);
+        const int spatial = rank - 2;
+        Geometry g;
+        g.input_shape = {uniform(rng, 1, 3), uniform(rng, 1, 12)};
+        for (int i = 0; i < spatial; i++) {
+            g.input_shape.push_back(chance(rng, 0.15) ? 1 : uniform(rng, 1, spatial == 1 ? 300 : spatial == 2 ? 40 : 12));
+        }
+        AvgPoolAttributes a;
+        for (int i = 0; i < spatial; i++) a.kernel.push_back(g.input_shape[static_cast<std::size_t>(i) + 2]);
+        if (chance(rng, 0.5)) {
+            for (int i = 0; i < spatial; i++) a.strides.push_back(uniform(rng, 1, 3));
+        }
+        if (chance(rng, 0.3)) {
+            for (int i = 0; i < spatial; i++) a.dilations.push_back(1);
+        }
+        a.rounding = static_cast<Rounding>(uniform(rng, 0, 2));
+        a.pad_mode = static_cast<AvgPadMode>(uniform(rng, 0, 2));
+        g.attributes = a;
+        g.output_shape = infer_pool_shape(g.input_shape, a).output_shape;
+        const DType dtype = kAvgPoolTypes[uniform(rng, 0, 2)];
+        test::FillOptions fill;
+        fill.ties = dtype != DType::f32 || chance(rng, 0.5);
+        // Sometimes a non-dense input or output (rows or channels padded).
+        const bool strided = chance(rng, 0.25);
+        Shape extra_in(static_cast<std::size_t>(rank), 0), extra_out(static_cast<std::size_t>(rank), 0);
+        if (strided) {
+            extra_in[static_cast<std::size_t>(uniform(rng, 1, rank - 1))] = uniform(rng, 1, 3);
+            extra_out[1] = uniform(rng, 0, 2);
+        }
+        Tensor input = Tensor::padded(dtype, g.input_shape, extra_in);
+        test::fill_random(input, rng, fill);
+        double max_abs = 0;
+        for (int64_t i = 0; i < input.element_count(); i++) max_abs = std::max(max_abs, std::fabs(input.get(i)));
+        Tensor expected = Tensor::dense(dtype, g.output_shape);
+        Tensor got = Tensor::padded(dtype, g.output_shape, extra_out);
+        got.fill_bytes(0xA5);
+        reference::avg_pool(input.dense_copy().view(), expected.view(), a);
+        const std::string where = context(it, "global avg_pool", dtype, g, test::describe(a));
+        try {
+            avg_pool(input.view(), got.view(), a);
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            continue;
+        }
+        // Planes here hold up to 1728 taps; the f32 bound of the header scales with the tap count:
+        // taps * 2^-24 * max|input|.
+        test::CompareOptions o;
+        if (dtype == DType::f32) {
+            double taps = 1;
+            for (int64_t k : a.kernel) taps *= static_cast<double>(k);
+            o.rel_tol = 1e-5;
+            o.abs_tol = std::max(1e-5, taps * 0x1p-24) * max_abs;
+        } else {
+            o.ulp_tol = 1;
+        }
+        budget.check(test::tensors_match(got, expected, o), where);
+        budget.check(got.bytes_outside_view_not_equal(0xA5) == 0
+                         ? ::testing::AssertionSuccess()
+                         : ::testing::AssertionFailure() << "output written outside the view",
+                     where);
+    }
+}
+
+// ---- Non-dense views: padded strides everywhere, nothing outside the views written ----
+
+TEST_P(RandomPooling, StridedViews) {
+    Rng rng(4004);
+    FailureBudget budget;
+    constexpr uint8_t kSentinel = 0xA5;
+    for (int it = 0; it < 1200; it++) {
+        const int rank = random_rank(rng);
+        const Geometry g = random_geometry(rng, rank);
+        auto extra = [&]() {
+            Shape e;
+            for (int d = 0; d < rank; d++) e.push_back(uniform(rng, 0, 3));
+            e[static_cast<std::size_t>(rank) - 1] += 1;  // rows always padded: innermost stride stays 1
+            return e;
+        };
+        // Alternate thread counts: results must not depend on them.
+        set_num_threads(it % 3 == 0 ? 1 : 0);
+        const bool max = chance(rng, 0.6);
+        const DType dtype = max ? kMaxPoolTypes[uniform(rng, 0, 5)] : kAvgPoolTypes[uniform(rng, 0, 2)];
+        Tensor input = Tensor::padded(dtype, g.input_shape, extra());
+        input.fill_bytes(0x7F);  // padding: large/NaN values a wrong read would show
+        test::FillOptions fill;
+        fill.ties = true;
+        test::fill_random(input, rng, fill);
+        Tensor dense_input = input.dense_copy();
+        const std::vector<uint8_t> input_bytes(static_cast<const uint8_t *>(input.data()),
+                                               static_cast<const uint8_t *>(input.data()) + input.storage_bytes());
+        Tensor got = Tensor::padded(dtype, g.output_shape, extra());
+        got.fill_bytes(kSentinel);
+        Tensor expected = Tensor::dense(dtype, g.output_shape);
+        std::string where;
+        try {
+            if (max) {
+                MaxPoolAttributes a;
+                static_cast<PoolAttributes &>(a) = g.attributes;
+                a.axis = uniform(rng, 0, 2);
+                const DType index_type = chance(rng, 0.5) ? DType::i64 : DType::i32;
+                Tensor got_idx = Tensor::padded(index_type, g.output_shape, extra());
+                got_idx.fill_bytes(kSentinel);
+                Tensor expected_idx = Tensor::dense(index_type, g.output_shape);
+                TensorView ev = expected_idx.view(), gv = got_idx.view();
+                reference::max_pool(dense_input.view(), expected.view(), a, &ev);
+                where = context(it, "strided max_pool+indices", dtype, g, test::describe(a));
+                max_pool(input.view(), got.view(), a, &gv);
+                budget.check(test::tensors_match(got_idx, expected_idx, {}, "indices"), where);
+                budget.check(got_idx.bytes_outside_view_not_equal(kSentinel) == 0
+                                 ? ::testing::AssertionSuccess()
+                                 : ::testing::AssertionFailure() << "indices written outside the view",
+                             where);
+            } else {
+                AvgPoolAttributes a;
+                static_cast<PoolAttributes &>(a) = g.attributes;
+                a.pad_mode = static_cast<AvgPadMode>(uniform(rng, 0, 2));
+                reference::avg_pool(dense_input.view(), expected.view(), a);
+                where = context(it, "strided avg_pool", dtype, g, test::describe(a));
+                avg_pool(input.view(), got.view(), a);
+            }
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            continue;
+        }
+        test::CompareOptions o;
+        o.ulp_tol = max ? 0 : 1;  // dyadic inputs: avg within one rounding step in every type
+        budget.check(test::tensors_match(got, expected, o), where);
+        budget.check(got.bytes_outside_view_not_equal(kSentinel) == 0
+                         ? ::testing::AssertionSuccess()
+                         : ::testing::AssertionFailure() << got.bytes_outside_view_not_equal(kSentinel)
+                                                         << " output bytes written outside the view",
+                     where);
+        budget.check(std::memcmp(input_bytes.data(), input.data(), input_bytes.size()) == 0
+                         ? ::testing::AssertionSuccess()
+                         : ::testing::AssertionFailure() << "the input (or its padding) was modified",
+                     where);
+    }
+    set_num_threads(0);
+}
+
+// ---- Targeted edge cases ----
+
+// Windows whose elements are all -inf: the maximum is -inf (padding does not count, so it cannot
+// be the lowest finite value, which only a window of padding alone produces).
+TEST_P(RandomPooling, MaxPoolNegativeInfinityWindows) {
+    for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+        for (bool with_indices : {false, true}) {
+            SCOPED_TRACE(std::string(dtype_name(dtype)) + (with_indices ? " with indices" : " values only"));
+            // [1,1,6]: -inf -inf -inf 2 -inf -inf, k=2, s=1, pads 1/1 -> windows:
+            // [pad,-inf] [-inf,-inf] [-inf,-inf] [-inf,2] [2,-inf] [-inf,-inf] [-inf,pad]
+            const double ninf = -std::numeric_limits<double>::infinity();
+            Tensor input = Tensor::dense(dtype, {1, 1, 6});
+            input.set_values({ninf, ninf, ninf, 2, ninf, ninf});
+            MaxPoolAttributes a;
+            a.kernel = {2};
+            a.pads_begin = {1};
+            a.pads_end = {1};
+            Tensor got = Tensor::dense(dtype, {1, 1, 7}), expected = Tensor::dense(dtype, {1, 1, 7});
+            expected.set_values({ninf, ninf, ninf, 2, 2, ninf, ninf});
+            Tensor idx = Tensor::dense(DType::i64, {1, 1, 7});
+            TensorView iv = idx.view();
+            ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, with_indices ? &iv : nullptr));
+            EXPECT_TRUE(test::tensors_match(got, expected));
+            if (with_indices) {
+                const std::vector<int64_t> want = {0, 0, 1, 3, 3, 4, 5};
+                for (int64_t i = 0; i < 7; i++) EXPECT_EQ(idx.get_int(i), want[static_cast<std::size_t>(i)]) << "at " << i;
+            }
+        }
+    }
+}
+
+// Windows of padding only next to windows whose maximum is the type's lowest finite value (which
+// is also the value a padding-only window gets): values and indices must still be right.
+TEST_P(RandomPooling, MaxPoolLowestValueAndPaddingOnlyWindows) {
+    for (DType dtype : kMaxPoolTypes) {
+        SCOPED_TRACE(dtype_name(dtype));
+        const double low = reference::lowest_finite(dtype);
+        Tensor input = Tensor::dense(dtype, {2, 1, 3});
+        input.set_values({low, low, 1, /**/ 1, low, low});
+        MaxPoolAttributes a;
+        a.kernel = {2};
+        a.pads_begin = {3};
+        a.pads_end = {3};
+        a.axis = 0;
+        // Windows start at -3..3: [-3,-2] [-2,-1] [-1,0] [0,1] [1,2] [2,3] [3,4] [4,5]... out = (3+6-2)+1 = 8.
+        Tensor got = Tensor::dense(dtype, {2, 1, 8}), expected = Tensor::dense(dtype, {2, 1, 8});
+        Tensor idx = Tensor::dense(DType::i32, {2, 1, 8}), want_idx = Tensor::dense(DType::i32, {2, 1, 8});
+        TensorView iv = idx.view(), wv = want_idx.view();
+        ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
+        reference::max_pool(input.view(), expected.view(), a, &wv);
+        EXPECT_TRUE(test::tensors_match(got, expected));
+        EXPECT_TRUE(test::tensors_match(idx, want_idx, {}, "indices"));
+        // Spot checks that do not rely on the reference: window [-1,0] of plane 0 holds only `low`
+        // at 0; window [-3,-2] is padding only: lowest value, index = the plane's first element.
+        EXPECT_EQ(got.get(2), low);
+        EXPECT_EQ(idx.get_int(2), 0);
+        EXPECT_EQ(got.get(0), low);
+        EXPECT_EQ(idx.get_int(0), 0);
+        EXPECT_EQ(idx.get_int(8), 3);  // plane 1's padding-only window: its first element, offset 3
+        EXPECT_EQ(got.get(8 + 3), 1);  // plane 1, window [0,1] = {1, low}
+        EXPECT_EQ(idx.get_int(8 + 3), 3);
+    }
+}
+
+// A window of NaNs only, and NaNs after a larger value: the first NaN's index wins.
+TEST_P(RandomPooling, MaxPoolNaNIndices) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+        SCOPED_TRACE(dtype_name(dtype));
+        Tensor input = Tensor::dense(dtype, {1, 1, 2, 3});
+        input.set_values({5, nan, nan, nan, 7, nan});
+        MaxPoolAttributes a;
+        a.kernel = {2, 2};
+        // Windows: cols 0-1 {5, nan, nan, 7} -> nan at 1; cols 1-2 {nan, nan, 7, nan} -> nan at 1.
+        Tensor got = Tensor::dense(dtype, {1, 1, 1, 2});
+        Tensor idx = Tensor::dense(DType::i64, {1, 1, 1, 2});
+        TensorView iv = idx.view();
+        ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
+        EXPECT_TRUE(std::isnan(got.get(0)) && std::isnan(got.get(1)));
+        EXPECT_EQ(idx.get_int(0), 1);
+        EXPECT_EQ(idx.get_int(1), 1);
+        Tensor values_only = Tensor::dense(dtype, {1, 1, 1, 2});
+        ASSERT_NO_THROW(max_pool(input.view(), values_only.view(), a));
+        EXPECT_TRUE(std::isnan(values_only.get(0)) && std::isnan(values_only.get(1)));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, RandomPooling, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
+
+// ---- The helpers themselves ----
+
+TEST(TestUtil, HalfAndBFloatConversions) {
+    EXPECT_EQ(test::float_to_f16(1.0f), 0x3C00);
+    EXPECT_EQ(test::float_to_f16(-2.0f), 0xC000);
+    EXPECT_EQ(test::float_to_f16(65504.0f), 0x7BFF);
+    EXPECT_EQ(test::float_to_f16(65520.0f), 0x7C00);               // rounds up to infinity
+    EXPECT_EQ(test::float_to_f16(1.0f + 1.0f / 2048), 0x3C00);     // tie -> even
+    EXPECT_EQ(test::float_to_f16(1.0f + 3.0f / 2048), 0x3C02);     // tie -> even (up)
+    EXPECT_EQ(test::float_to_f16(5.9604645e-8f), 0x0001);          // smallest subnormal
+    EXPECT_EQ(test::float_to_f16(2.9802322e-8f), 0x0000);          // half of it: tie -> even (0)
+    EXPECT_EQ(test::float_to_f16(-0.0f), 0x8000);
+    EXPECT_EQ(test::f16_to_float(0x3555), 0.333251953125f);
+    EXPECT_EQ(test::f16_to_float(0x0400), 6.103515625e-05f);       // smallest normal
+    EXPECT_TRUE(std::isnan(test::f16_to_float(0x7E00)));
+    EXPECT_EQ(test::float_to_bf16(1.0f), 0x3F80);
+    EXPECT_EQ(test::float_to_bf16(-3.3895314e38f), 0xFF7F);        // lowest finite
+    EXPECT_EQ(test::float_to_bf16(1.0f + 1.0f / 256), 0x3F80);     // tie -> even
+    EXPECT_EQ(test::float_to_bf16(1.0f + 3.0f / 256), 0x3F82);
+    EXPECT_EQ(test::bf16_to_float(0x4049), 3.140625f);
+    EXPECT_TRUE(std::isinf(test::bf16_to_float(0xFF80)) && test::bf16_to_float(0xFF80) < 0);
+    // Every f16 and bf16 bit pattern survives decode + encode.
+    for (uint32_t b = 0; b < 0x10000; b++) {
+        const auto bits = static_cast<uint16_t>(b);
+        if (!std::isnan(test::f16_to_float(bits))) {
+            ASSERT_EQ(test::float_to_f16(test::f16_to_float(bits)), bits);
+        }
+        if (!std::isnan(test::bf16_to_float(bits))) {
+            ASSERT_EQ(test::float_to_bf16(test::bf16_to_float(bits)), bits);
+        }
+    }
+}
+
+TEST(TestUtil, CompareCountsExactCloseWrong) {
+    Tensor a = Tensor::dense(DType::f32, {1, 1, 4}), b = Tensor::dense(DType::f32, {1, 1, 4});
+    a.set_values({1, 2, 3, std::numeric_limits<double>::quiet_NaN()});
+    b.set_values({1, 2.000001, 4, std::numeric_limits<double>::quiet_NaN()});
+    test::CompareOptions o;
+    o.rel_tol = 1e-6;
+    const test::CompareResult r = test::compare_tensors(a, b, o);
+    EXPECT_EQ(r.exact, 2);
+    EXPECT_EQ(r.close, 1);
+    EXPECT_EQ(r.wrong, 1);
+    EXPECT_FALSE(test::tensors_match(a, b, o));
+}
+
+}  // namespace
+}  // namespace poolconv

@@ -1,0 +1,173 @@
+// Parity with PyTorch: the cases in tests/data/torch (written by tools/make_torch_parity.py, see
+// its header to regenerate) through poolconv, for every instruction set, and through the reference.
+//
+// Mapping: ceil_mode=1 -> Rounding::ceil_torch (0 -> floor); symmetric `padding` -> explicit pads;
+// count_include_pad=1 -> AvgPadMode::include_pad (0 -> exclude_pad); PyTorch's indices count
+// positions within each (n, c) plane -> axis = 2.
+// Tolerances: max_pool values and indices exact (ties resolve to the first element in scan order in
+// both; the data has many ties and no NaN). avg_pool: 1e-5 relative + 1e-6 * max|input|: PyTorch and
+// poolconv both sum in f32 but in different orders.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/npy.h"
+#include "tests/test_util.h"
+
+namespace poolconv {
+namespace {
+
+using test::Tensor;
+using Shape = std::vector<int64_t>;
+
+const std::string kDataDir = std::string(POOLCONV_TEST_DATA_DIR) + "/torch";
+
+struct TorchCase {
+    std::string name;
+    std::map<std::string, std::string> fields;
+
+    const std::string &field(const std::string &key) const {
+        auto it = fields.find(key);
+        if (it == fields.end()) throw std::runtime_error("case " + name + " has no field " + key);
+        return it->second;
+    }
+    bool has(const std::string &key) const { return fields.count(key) != 0; }
+    Shape list(const std::string &key) const {
+        Shape values;
+        std::stringstream s(field(key));
+        std::string item;
+        while (std::getline(s, item, ',')) values.push_back(std::stoll(item));
+        return values;
+    }
+    bool max() const { return field("op") == "max_pool"; }
+};
+
+std::vector<TorchCase> read_manifest() {
+    std::vector<TorchCase> cases;
+    std::ifstream f(kDataDir + "/manifest.txt");
+    if (!f) return cases;
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream s(line);
+        TorchCase c;
+        s >> c.name;
+        std::string kv;
+        while (s >> kv) {
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos) throw std::runtime_error("bad manifest field '" + kv + "' in " + c.name);
+            c.fields[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
+        cases.push_back(c);
+    }
+    return cases;
+}
+
+const std::vector<TorchCase> &manifest() {
+    static const std::vector<TorchCase> cases = read_manifest();
+    return cases;
+}
+
+// The contents of a loaded array, as a test tensor of the same type and shape.
+Tensor to_tensor(const npy::Array &a) {
+    Tensor t = Tensor::dense(a.dtype, a.shape);
+    std::memcpy(t.data(), a.bytes.data(), a.bytes.size());
+    return t;
+}
+
+void fill_common(const TorchCase &c, PoolAttributes &a) {
+    a.kernel = c.list("kernel");
+    a.strides = c.list("stride");
+    a.pads_begin = c.list("padding");
+    a.pads_end = c.list("padding");
+    a.dilations = c.list("dilation");
+    a.auto_pad = AutoPad::explicit_pads;
+    a.rounding = c.field("ceil_mode") == "1" ? Rounding::ceil_torch : Rounding::floor;
+}
+
+// Runs case `c` through poolconv (use_reference false) or the reference and compares with PyTorch.
+void check_case(const TorchCase &c, bool use_reference) {
+    SCOPED_TRACE((use_reference ? "reference " : "poolconv ") + c.name);
+    const Tensor input = to_tensor(npy::load(kDataDir + "/" + c.field("input")));
+    const Tensor want = to_tensor(npy::load(kDataDir + "/" + c.field("output")));
+    ASSERT_EQ(input.dtype(), DType::f32);
+    Tensor got = Tensor::dense(DType::f32, want.shape());
+    if (c.max()) {
+        MaxPoolAttributes a;
+        fill_common(c, a);
+        a.axis = 2;  // PyTorch: position within the (n, c) plane
+        SCOPED_TRACE(test::describe(a));
+        ASSERT_EQ(infer_pool_shape(input.shape(), a).output_shape, want.shape());
+        const Tensor want_idx = to_tensor(npy::load(kDataDir + "/" + c.field("indices")));
+        ASSERT_EQ(want_idx.dtype(), DType::i64);
+        Tensor idx = Tensor::dense(DType::i64, want.shape());
+        TensorView iv = idx.view();
+        if (use_reference) {
+            ASSERT_NO_THROW(reference::max_pool(input.view(), got.view(), a, &iv));
+        } else {
+            ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
+        }
+        EXPECT_TRUE(test::tensors_match(got, want));
+        EXPECT_TRUE(test::tensors_match(idx, want_idx, {}, "indices"));
+        // Values only (a different kernel).
+        if (!use_reference) {
+            Tensor values_only = Tensor::dense(DType::f32, want.shape());
+            ASSERT_NO_THROW(max_pool(input.view(), values_only.view(), a));
+            EXPECT_TRUE(test::tensors_match(values_only, want));
+        }
+    } else {
+        AvgPoolAttributes a;
+        fill_common(c, a);
+        a.pad_mode = c.field("count_include_pad") == "1" ? AvgPadMode::include_pad : AvgPadMode::exclude_pad;
+        SCOPED_TRACE(test::describe(a));
+        ASSERT_EQ(infer_pool_shape(input.shape(), a).output_shape, want.shape());
+        if (use_reference) {
+            ASSERT_NO_THROW(reference::avg_pool(input.view(), got.view(), a));
+        } else {
+            ASSERT_NO_THROW(avg_pool(input.view(), got.view(), a));
+        }
+        double max_abs = 0;
+        for (int64_t i = 0; i < input.element_count(); i++) max_abs = std::max(max_abs, std::fabs(input.get(i)));
+        test::CompareOptions o;
+        o.rel_tol = 1e-5;
+        o.abs_tol = 1e-6 * max_abs;
+        EXPECT_TRUE(test::tensors_match(got, want, o));
+    }
+}
+
+TEST(TorchParityData, ManifestIsComplete) {
+    ASSERT_GE(manifest().size(), 40u) << "missing or short " << kDataDir << "/manifest.txt";
+    int max_cases = 0, avg_cases = 0, ceil_cases = 0, include_pad = 0;
+    for (const TorchCase &c : manifest()) {
+        (c.max() ? max_cases : avg_cases)++;
+        ceil_cases += c.field("ceil_mode") == "1";
+        include_pad += c.has("count_include_pad") && c.field("count_include_pad") == "1";
+        EXPECT_EQ(c.has("indices"), c.max()) << c.name;
+    }
+    EXPECT_GT(max_cases, 10);
+    EXPECT_GT(avg_cases, 10);
+    EXPECT_GT(ceil_cases, 5);
+    EXPECT_GT(include_pad, 3);
+}
+
+using TorchParity = test::IsaTest;
+
+TEST_P(TorchParity, Poolconv) {
+    ASSERT_FALSE(manifest().empty());
+    for (const TorchCase &c : manifest()) check_case(c, false);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, TorchParity, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
+
+TEST(TorchParityReference, Reference) {
+    ASSERT_FALSE(manifest().empty());
+    for (const TorchCase &c : manifest()) check_case(c, true);
+}
+
+}  // namespace
+}  // namespace poolconv

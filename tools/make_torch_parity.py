@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""Writes the PyTorch parity data of tests/torch_parity_test.cpp into tests/data/torch/.
+
+For a fixed list of small pooling problems (max_pool1d/2d/3d with return_indices, avg_pool1d/2d/3d,
+with and without ceil_mode, padding, dilation, stride, count_include_pad) it saves the float32
+input, PyTorch's output and, for max pooling, PyTorch's int64 indices as .npy files, and lists the
+cases in manifest.txt. The C++ test reads these with poolconv::npy::load; it needs no Python.
+
+Regenerate (needs torch and numpy; on the build machine /usr/bin/python3 has both):
+
+    /usr/bin/python3 tools/make_torch_parity.py            # writes tests/data/torch/
+    /usr/bin/python3 tools/make_torch_parity.py --out DIR  # elsewhere
+
+The output is deterministic (fixed seed, CPU kernels); commit the regenerated files together.
+
+Manifest: one case per line, '#' starts a comment; whitespace-separated fields, the first the case
+name, then key=value pairs:
+    op=max_pool|avg_pool   kernel=k[,k...] stride=... padding=... dilation=...   (outermost first)
+    ceil_mode=0|1          (1 maps to poolconv Rounding::ceil_torch, 0 to Rounding::floor)
+    count_include_pad=0|1  (avg_pool: 1 -> AvgPadMode::include_pad, 0 -> AvgPadMode::exclude_pad)
+    input=FILE output=FILE [indices=FILE]   (file names relative to the manifest)
+PyTorch's indices count positions within each (n, c) plane: poolconv's axis = 2.
+"""
+
+import argparse
+import os
+import random
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(HERE, "..", "tests", "data", "torch")
+
+SHAPES = {
+    1: [(2, 3, 11), (1, 2, 16), (3, 1, 7)],
+    2: [(2, 3, 7, 9), (1, 2, 10, 6), (1, 1, 5, 17)],
+    3: [(1, 2, 5, 6, 7), (2, 1, 4, 4, 6)],
+}
+
+
+def make_input(gen_rng, shape, ties):
+    if ties:
+        # Small set of values: equal values are frequent inside windows (first one wins).
+        return (torch.randint(-6, 7, shape, dtype=torch.int64).to(torch.float32) / 2.0)
+    return torch.randn(shape, dtype=torch.float32)
+
+
+def fmt(values):
+    return ",".join(str(int(v)) for v in values)
+
+
+def output_size(n, k, s, p, d, ceil_mode):
+    dk = (k - 1) * d + 1
+    span = n + 2 * p - dk
+    if span < 0:
+        return 0
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def draw_case(rng, op, dims):
+    while True:
+        shape = rng.choice(SHAPES[dims])
+        kernel, stride, padding, dilation = [], [], [], []
+        for _ in range(dims):
+            k = rng.randint(1, 4 if dims == 3 else 5)
+            kernel.append(k)
+            stride.append(rng.randint(1, 3))
+            padding.append(rng.randint(0, k // 2))  # PyTorch: pad <= kernel / 2
+            dilation.append(rng.choice([1, 1, 2]) if op == "max_pool" else 1)  # avg_pool has none
+        ceil_mode = rng.random() < 0.5
+        sizes = [output_size(n, k, s, p, d, ceil_mode)
+                 for n, k, s, p, d in zip(shape[2:], kernel, stride, padding, dilation)]
+        if min(sizes) < 1:
+            continue
+        return shape, kernel, stride, padding, dilation, ceil_mode
+
+
+# Hand-picked cases first: (name, op, shape, kernel, stride, padding, dilation, ceil_mode, count_include_pad).
+# ceil_drops_*: plain ceil would add a window starting in the end padding, which PyTorch drops
+# (poolconv Rounding::ceil_torch); avg_ceil_*: a last window clipped by the padded end, where
+# count_include_pad counts only positions inside [-pad, n + pad).
+FIXED = [
+    ("max_ceil_drops_2d", "max_pool", (1, 1, 3, 3), [2, 2], [2, 2], [1, 1], [1, 1], True, False),
+    ("avg_ceil_drops_2d", "avg_pool", (1, 2, 5, 5), [2, 2], [2, 2], [1, 1], [1, 1], True, True),
+    ("avg_ceil_clip_1d_include", "avg_pool", (1, 1, 4), [3], [2], [1], [1], True, True),
+    ("avg_ceil_clip_1d_exclude", "avg_pool", (1, 1, 4), [3], [2], [1], [1], True, False),
+]
+
+
+def case_fields(name, op, x, kernel, stride, padding, dilation, ceil_mode, count_include_pad):
+    """Runs PyTorch on one case; returns the manifest fields and the tensors to save."""
+    dims = x.dim() - 2
+    fields = [name, "op=" + op, "kernel=" + fmt(kernel), "stride=" + fmt(stride),
+              "padding=" + fmt(padding), "dilation=" + fmt(dilation), "ceil_mode=%d" % ceil_mode]
+    if op == "max_pool":
+        fn = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}[dims]
+        y, idx = fn(x, kernel, stride, padding, dilation, ceil_mode=ceil_mode, return_indices=True)
+        return fields, {"input": x, "output": y, "indices": idx}
+    fn = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}[dims]
+    y = fn(x, kernel, stride, padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad)
+    fields.append("count_include_pad=%d" % count_include_pad)
+    return fields, {"input": x, "output": y}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=DEFAULT_OUT, help="output directory (default: tests/data/torch)")
+    parser.add_argument("--cases", type=int, default=7, help="cases per (operator, rank)")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for name in os.listdir(args.out):
+        if name.endswith(".npy") or name == "manifest.txt":
+            os.remove(os.path.join(args.out, name))
+
+    torch.manual_seed(20240601)
+    rng = random.Random(20240601)
+    lines = ["# PyTorch %s pooling reference cases; generated by tools/make_torch_parity.py, do not edit."
+             % torch.__version__]
+    cases = []
+    for name, op, shape, kernel, stride, padding, dilation, ceil_mode, count_include_pad in FIXED:
+        x = torch.arange(1, 1 + int(np.prod(shape)), dtype=torch.float32).reshape(shape)
+        cases.append((name, op, x, kernel, stride, padding, dilation, ceil_mode, count_include_pad))
+    for op in ("max_pool", "avg_pool"):
+        for dims in (1, 2, 3):
+            for i in range(args.cases):
+                shape, kernel, stride, padding, dilation, ceil_mode = draw_case(rng, op, dims)
+                x = make_input(rng, shape, ties=(i % 3 != 2))
+                count_include_pad = bool(i % 2) if op == "avg_pool" else False
+                name = "%s%dd_%02d" % (op, dims, i)
+                cases.append((name, op, x, kernel, stride, padding, dilation, ceil_mode, count_include_pad))
+    for case in cases:
+        fields, files = case_fields(*case)
+        name = case[0]
+        for role, tensor in files.items():
+            file_name = "%s.%s.npy" % (name, role)
+            array = tensor.numpy().astype(np.int64 if role == "indices" else np.float32)
+            np.save(os.path.join(args.out, file_name), np.ascontiguousarray(array))
+            fields.append("%s=%s" % (role, file_name))
+        lines.append(" ".join(fields))
+    with open(os.path.join(args.out, "manifest.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("wrote %d cases to %s" % (len(lines) - 1, os.path.normpath(args.out)))
+
+
+if __name__ == "__main__":
+    main()
