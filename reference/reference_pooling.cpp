@@ -7,6 +7,12 @@
 #include <string>
 #include <vector>
 
+// GCC 12 reports a false -Wfree-nonheap-object when it inlines the std::vector destructors of
+// max_pool below; the vectors are ordinary heap allocations.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wfree-nonheap-object"
+#endif
+
 namespace poolconv::reference {
 
 // ---- Element types ----
