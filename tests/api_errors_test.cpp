@@ -18,23 +18,7 @@ using Shape = std::vector<int64_t>;
 
 constexpr uint8_t kSentinel = 0xC3;
 
-// Runs `call`, which must throw poolconv::Error mentioning every needle.
-void expect_error(const std::function<void()> &call, const std::vector<std::string> &needles) {
-    try {
-        call();
-        ADD_FAILURE() << "no error thrown";
-    } catch (const Error &e) {
-        const std::string message = e.what();
-        for (const std::string &needle : needles) {
-            EXPECT_NE(message.find(needle), std::string::npos)
-                << "message \"" << message << "\" does not mention \"" << needle << "\"";
-        }
-    } catch (const std::exception &e) {
-        ADD_FAILURE() << "expected poolconv::Error, got: " << e.what();
-    } catch (...) {
-        ADD_FAILURE() << "expected poolconv::Error, got a non-standard exception";
-    }
-}
+using test::expect_error;
 
 bool untouched(const Tensor &t) {
     const auto *bytes = static_cast<const uint8_t *>(t.data());

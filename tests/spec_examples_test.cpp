@@ -30,14 +30,8 @@ struct MaxPoolExample {
 MaxPoolAttributes make_attrs(Shape kernel, Shape strides, Shape pads_begin, Shape pads_end, AutoPad auto_pad,
                              Rounding rounding, Shape dilations = {}, int64_t axis = 0,
                              StorageOrder order = StorageOrder::row_major) {
-    MaxPoolAttributes a;
-    a.kernel = std::move(kernel);
-    a.strides = std::move(strides);
-    a.pads_begin = std::move(pads_begin);
-    a.pads_end = std::move(pads_end);
-    a.auto_pad = auto_pad;
-    a.rounding = rounding;
-    a.dilations = std::move(dilations);
+    auto a = test::pool_attributes<MaxPoolAttributes>(std::move(kernel), std::move(strides), std::move(pads_begin),
+                                                       std::move(pads_end), auto_pad, rounding, std::move(dilations));
     a.axis = axis;
     a.storage_order = order;
     return a;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -368,6 +369,43 @@ inline std::string describe(const MaxPoolAttributes &a) {
 }
 inline std::string describe(const AvgPoolAttributes &a) {
     return describe(static_cast<const PoolAttributes &>(a)) + " pad_mode=" + pad_mode_name(a.pad_mode);
+}
+
+// ---- Attributes and expected errors ----
+
+// Pooling attributes in one expression (MaxPoolAttributes / AvgPoolAttributes via Attributes).
+template<typename Attributes = PoolAttributes>
+Attributes pool_attributes(std::vector<int64_t> kernel, std::vector<int64_t> strides = {},
+                           std::vector<int64_t> pads_begin = {}, std::vector<int64_t> pads_end = {},
+                           AutoPad auto_pad = AutoPad::explicit_pads, Rounding rounding = Rounding::floor,
+                           std::vector<int64_t> dilations = {}) {
+    Attributes a;
+    a.kernel = std::move(kernel);
+    a.strides = std::move(strides);
+    a.pads_begin = std::move(pads_begin);
+    a.pads_end = std::move(pads_end);
+    a.auto_pad = auto_pad;
+    a.rounding = rounding;
+    a.dilations = std::move(dilations);
+    return a;
+}
+
+// Runs `call`, which must throw poolconv::Error with a message mentioning every needle.
+inline void expect_error(const std::function<void()> &call, const std::vector<std::string> &needles) {
+    try {
+        call();
+        ADD_FAILURE() << "no error thrown";
+    } catch (const Error &e) {
+        const std::string message = e.what();
+        for (const std::string &needle : needles) {
+            EXPECT_NE(message.find(needle), std::string::npos)
+                << "message \"" << message << "\" does not mention \"" << needle << "\"";
+        }
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "expected poolconv::Error, got: " << e.what();
+    } catch (...) {
+        ADD_FAILURE() << "expected poolconv::Error, got a non-standard exception";
+    }
 }
 
 }  // namespace poolconv::test
