@@ -13,7 +13,6 @@ struct TargetParams {
     const char *name;         // for STMT headers and logs, e.g. "x86-avx512"
     int vector_bytes;         // width of one SIMD register in bytes
     int vector_registers;     // architectural SIMD registers available to accumulators and taps
-    bool fast_f16_conversion; // hardware converts f16 <-> f32 (F16C, NEON fp16)
 
     // Lanes of one SIMD register for elements of type t.
     int lanes(const Halide::Type &t) const { return vector_bytes / t.bytes(); }

@@ -4,8 +4,7 @@
 namespace poolconv::schedules {
 
 TargetParams x86_avx2_params() {
-    return TargetParams{"x86-avx2", /*vector_bytes=*/32, /*vector_registers=*/16,
-                        /*fast_f16_conversion=*/true};
+    return TargetParams{"x86-avx2", /*vector_bytes=*/32, /*vector_registers=*/16};
 }
 
 }  // namespace poolconv::schedules

@@ -4,8 +4,7 @@
 namespace poolconv::schedules {
 
 TargetParams x86_avx512_params() {
-    return TargetParams{"x86-avx512", /*vector_bytes=*/64, /*vector_registers=*/32,
-                        /*fast_f16_conversion=*/true};
+    return TargetParams{"x86-avx512", /*vector_bytes=*/64, /*vector_registers=*/32};
 }
 
 }  // namespace poolconv::schedules

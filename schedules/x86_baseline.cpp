@@ -5,8 +5,7 @@ namespace poolconv::schedules {
 // Baseline x86-64 (SSE2 only): the fallback every x86-64 CPU runs. 16 xmm registers of 16 bytes;
 // f16 conversions are emulated in integer code.
 TargetParams x86_baseline_params() {
-    return TargetParams{"x86-baseline", /*vector_bytes=*/16, /*vector_registers=*/16,
-                        /*fast_f16_conversion=*/false};
+    return TargetParams{"x86-baseline", /*vector_bytes=*/16, /*vector_registers=*/16};
 }
 
 }  // namespace poolconv::schedules

@@ -189,13 +189,8 @@ struct AvgExample {
 
 AvgPoolAttributes avg_attrs(Shape kernel, Shape strides, Shape pads_begin, Shape pads_end, AutoPad auto_pad,
                             Rounding rounding, AvgPadMode mode) {
-    AvgPoolAttributes a;
-    a.kernel = std::move(kernel);
-    a.strides = std::move(strides);
-    a.pads_begin = std::move(pads_begin);
-    a.pads_end = std::move(pads_end);
-    a.auto_pad = auto_pad;
-    a.rounding = rounding;
+    auto a = test::pool_attributes<AvgPoolAttributes>(std::move(kernel), std::move(strides), std::move(pads_begin),
+                                                       std::move(pads_end), auto_pad, rounding);
     a.pad_mode = mode;
     return a;
 }
