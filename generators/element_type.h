@@ -1,5 +1,6 @@
-// Element types a generator can be instantiated for. Halide 14's GeneratorParam<Type> knows no
-// 16-bit floats, so generators take this enum and convert it with halide_type().
+// Element types a generator can be instantiated for, and the conversions between them and the
+// types kernels compute in. Halide 14's GeneratorParam<Type> knows no 16-bit floats, so generators
+// take this enum and convert it with halide_type().
 #pragma once
 
 #include <map>
@@ -29,6 +30,27 @@ inline Halide::Type halide_type(ElementType t) {
     case ElementType::u8: return Halide::UInt(8);
     }
     return Halide::Float(32);
+}
+
+// NaN test on the bits of an f32 or f64 value: unlike is_nan, LLVM's fast-math flags (which Halide
+// sets by default) cannot fold it away.
+inline Halide::Expr nan_bits(const Halide::Expr &v) {
+    if (v.type().bits() == 64) {
+        return (Halide::reinterpret<uint64_t>(v) & Halide::Expr(uint64_t(0x7fffffffffffffffULL))) >
+               Halide::Expr(uint64_t(0x7ff0000000000000ULL));
+    }
+    return (Halide::reinterpret<uint32_t>(v) & Halide::Expr(uint32_t(0x7fffffff))) >
+           Halide::Expr(uint32_t(0x7f800000));
+}
+
+// A value computed in a wider type (f32 for 16-bit floats), converted back to the data type t with
+// IEEE semantics. Halide 14 converts an f32 NaN to f16 infinity, so NaNs get the canonical f16 NaN
+// explicitly; every other value converts as usual.
+inline Halide::Expr to_data_type(const Halide::Type &t, const Halide::Expr &e) {
+    if (!e.type().is_float()) return Halide::cast(t, e);
+    Halide::Expr converted = Halide::strict_float(Halide::cast(t, e));
+    if (t != Halide::Float(16)) return converted;
+    return Halide::select(nan_bits(e), Halide::reinterpret(Halide::Float(16), Halide::cast<uint16_t>(0x7e00)), converted);
 }
 
 }  // namespace poolconv::generators

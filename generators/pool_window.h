@@ -104,16 +104,6 @@ protected:
         return f;
     }
 
-    // NaN test on the bits: unlike is_nan, LLVM's fast-math flags cannot fold it away.
-    static Expr nan_bits(const Expr &v) {
-        if (v.type().bits() == 64) {
-            return (Halide::reinterpret<uint64_t>(v) & Halide::Expr(uint64_t(0x7fffffffffffffffULL))) >
-                   Halide::Expr(uint64_t(0x7ff0000000000000ULL));
-        }
-        return (Halide::reinterpret<uint32_t>(v) & Halide::Expr(uint32_t(0x7fffffff))) >
-               Halide::Expr(uint32_t(0x7f800000));
-    }
-
     // The input as the x-stage reads it: rows widened by the padding columns. A padding column
     // holds 0, but its value never matters: every tap that reads one is masked by `inside_x`.
     // Only the input's own columns are copied (an update over them), so when the schedule

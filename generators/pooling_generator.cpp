@@ -70,17 +70,9 @@ public:
             return w;
         };
         // IEEE semantics wherever a NaN passes: Halide otherwise lets LLVM assume there are no NaNs
-        // (fast-math) and fold the NaN tests, turn the selects into max instructions that drop
-        // NaNs, or convert a f16 NaN to infinity.
+        // (fast-math) and fold the NaN tests or turn the selects into max instructions that drop
+        // NaNs. (to_data_type, in element_type.h, does the same for the final conversion.)
         auto ieee = [&](const Expr &e) { return work.is_float() ? strict_float(e) : e; };
-        // Back to the data type. Halide 14 converts an f32 NaN to f16 infinity, so NaNs get the
-        // canonical f16 NaN explicitly; every other maximum is an f16 value, converted exactly.
-        auto to_data_type = [&](const Expr &e) {
-            Expr converted = ieee(cast(data_type(), e));
-            if (data_type() != Float(16)) return converted;
-            return select(nan_bits(e), reinterpret(Float(16), cast<uint16_t>(0x7e00)), converted);
-        };
-
         Func along[kSpatialAxes] = {Func("max_along_x"), Func("max_along_y"), Func("max_along_z")};
         RDom taps[kSpatialAxes] = {taps_along(0), taps_along(1), taps_along(2)};
         const Var coord[kSpatialAxes] = {x, y, z};
@@ -124,13 +116,13 @@ public:
         for (int a = 0; a < kSpatialAxes; a++) taps_inside[a] = counted_taps(a, 0, input.dim(a).extent());
         if (with_indices) {
             Expr plane = c * index_coef[3] + n * index_coef[4];
-            output(x, y, z, c, n) = to_data_type(best(x, y, z, c, n)[0]);
+            output(x, y, z, c, n) = to_data_type(data_type(), best(x, y, z, c, n)[0]);
             (*indices)(x, y, z, c, n) = cast(Int(index_bits), max(best(x, y, z, c, n)[1], 0) + plane);
         } else if (work.is_float()) {
             Expr empty = taps_inside[0](x) == 0 || taps_inside[1](y) == 0 || taps_inside[2](z) == 0;
-            output(x, y, z, c, n) = to_data_type(select(empty, lowest, best(x, y, z, c, n)));
+            output(x, y, z, c, n) = to_data_type(data_type(), select(empty, lowest, best(x, y, z, c, n)));
         } else {
-            output(x, y, z, c, n) = to_data_type(best(x, y, z, c, n));
+            output(x, y, z, c, n) = to_data_type(data_type(), best(x, y, z, c, n));
         }
 
         // ---- Estimates (autoschedulers) ----

@@ -18,28 +18,48 @@ halide_type_t halide_type_of(DType dtype) {
     }
     throw Error("unsupported dtype");
 }
-}  // namespace
 
 // Sizes were validated (check_tensor): every extent and stride fits in int32.
-KernelBuffer::KernelBuffer(const TensorView &view) {
+halide_dimension_t dimension(int64_t extent, int64_t stride) {
+    return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
+}
+}  // namespace
+
+void KernelBuffer::set_spatial(const TensorView &view, const std::vector<int64_t> &strides) {
     const int rank = view.rank();
-    const int spatial = rank - 2;
-    const std::vector<int64_t> strides = view.effective_strides();
-    for (int a = 0; a < 5; a++) {
-        int view_dim = -1;                        // which view dimension Halide axis a is
-        if (a < 3 && a < spatial) view_dim = rank - 1 - a;
-        if (a == 3) view_dim = 1;                 // c
-        if (a == 4) view_dim = 0;                 // n
-        if (view_dim >= 0) {
-            dims_[a] = halide_dimension_t(0, static_cast<int32_t>(view.shape[view_dim]),
-                                          static_cast<int32_t>(strides[view_dim]));
-        } else {
-            dims_[a] = halide_dimension_t(0, 1, 0);  // an axis the view lacks: one element
-        }
+    for (int a = 0; a < 3; a++) {
+        const int view_dim = rank - 1 - a;  // spatial dims are 2 .. rank - 1, W last
+        dims_[a] = view_dim >= 2 ? dimension(view.shape[view_dim], strides[view_dim]) : halide_dimension_t(0, 1, 0);
     }
     buffer_.host = static_cast<uint8_t *>(view.data);
     buffer_.type = halide_type_of(view.dtype);
+    buffer_.dim = dims_;
+}
+
+KernelBuffer::KernelBuffer(const TensorView &view) {
+    const std::vector<int64_t> strides = view.effective_strides();
+    set_spatial(view, strides);
+    dims_[3] = dimension(view.shape[1], strides[1]);
+    dims_[4] = dimension(view.shape[0], strides[0]);
     buffer_.dimensions = 5;
+}
+
+KernelBuffer::KernelBuffer(const TensorView &view, int64_t groups) {
+    const std::vector<int64_t> strides = view.effective_strides();
+    set_spatial(view, strides);
+    const int64_t per_group = view.shape[1] / groups;
+    dims_[3] = dimension(per_group, strides[1]);
+    dims_[4] = dimension(groups, strides[1] * per_group);
+    dims_[5] = dimension(view.shape[0], strides[0]);
+    buffer_.dimensions = 6;
+}
+
+KernelBuffer::KernelBuffer(float *data, std::initializer_list<halide_dimension_t> dims) {
+    int d = 0;
+    for (const halide_dimension_t &dim : dims) dims_[d++] = dim;
+    buffer_.host = reinterpret_cast<uint8_t *>(data);
+    buffer_.type = halide_type_t(halide_type_float, 32);
+    buffer_.dimensions = d;
     buffer_.dim = dims_;
 }
 

@@ -8,7 +8,7 @@
 
 namespace poolconv::detail {
 
-// Signatures of the generated functions (see generators/pooling_generator.cpp for the meaning of
+// Signatures of the generated functions (see generators/pooling_generator.cpp and convolution_generator.cpp for the meaning of
 // each scalar, in Halide's innermost-first axis order: x = W, y = H, z = D).
 using Window = int32_t;  // kernel, stride, dilation, pad_begin: 3 values each
 using MaxPoolKernel = int (*)(halide_buffer_t *input,                                      //
@@ -26,6 +26,11 @@ using AvgPoolKernel = int (*)(halide_buffer_t *input,                           
                               Window d0, Window d1, Window d2, Window p0, Window p1, Window p2,  //
                               int32_t b0, int32_t b1, int32_t b2, int32_t e0, int32_t e1, int32_t e2,  //
                               halide_buffer_t *output);
+
+using ConvKernel = int (*)(halide_buffer_t *input, halide_buffer_t *weights, halide_buffer_t *bias,  //
+                           int32_t s0, int32_t s1, int32_t s2, int32_t d0, int32_t d1, int32_t d2,    //
+                           int32_t p0, int32_t p1, int32_t p2,                                        //
+                           bool clamp_output, float clamp_min, float clamp_max, halide_buffer_t *output);
 
 // Whether this build has kernels for `isa` (see POOLCONV_ISAS in cmake/PoolconvKernels.cmake).
 bool kernels_built_for(int isa);

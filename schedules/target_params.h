@@ -9,10 +9,23 @@
 
 namespace poolconv::schedules {
 
+// The block of convolution results one step of the inner loop keeps in registers: x_vectors
+// vectors along output x, times `channels` output channels, times `rows` output rows. Each tap
+// then loads x_vectors * rows input vectors (shared by the channels) and `channels` weights
+// (broadcast), and issues x_vectors * channels * rows FMAs. `channels` must divide
+// kOutputChannelBlock (schedules/conv_packing.h).
+struct ConvTile {
+    int x_vectors;
+    int channels;
+    int rows;
+};
+
 struct TargetParams {
     const char *name;         // for STMT headers and logs, e.g. "x86-avx512"
     int vector_bytes;         // width of one SIMD register in bytes
     int vector_registers;     // architectural SIMD registers available to accumulators and taps
+    ConvTile conv_tile;       // convolution, any group size
+    ConvTile depthwise_tile;  // convolution with one input and one output channel per group
 
     // Lanes of one SIMD register for elements of type t.
     int lanes(const Halide::Type &t) const { return vector_bytes / t.bytes(); }

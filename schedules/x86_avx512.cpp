@@ -4,7 +4,12 @@
 namespace poolconv::schedules {
 
 TargetParams x86_avx512_params() {
-    return TargetParams{"x86-avx512", /*vector_bytes=*/64, /*vector_registers=*/32};
+    return TargetParams{"x86-avx512", /*vector_bytes=*/64, /*vector_registers=*/32,
+                        // 16 accumulators: 2 input vectors + 8 broadcast weights per 16 FMAs.
+                        /*conv_tile=*/{2, 8, 1},
+                        // 8 accumulators over 4 rows: a 3x3 window's input rows are loaded once
+                        // for the rows that share them.
+                        /*depthwise_tile=*/{2, 1, 4}};
 }
 
 }  // namespace poolconv::schedules

@@ -5,7 +5,9 @@ namespace poolconv::schedules {
 // Baseline x86-64 (SSE2 only): the fallback every x86-64 CPU runs. 16 xmm registers of 16 bytes;
 // f16 conversions are emulated in integer code.
 TargetParams x86_baseline_params() {
-    return TargetParams{"x86-baseline", /*vector_bytes=*/16, /*vector_registers=*/16};
+    return TargetParams{"x86-baseline", /*vector_bytes=*/16, /*vector_registers=*/16,
+                        /*conv_tile=*/{3, 4, 1},
+                        /*depthwise_tile=*/{2, 1, 4}};
 }
 
 }  // namespace poolconv::schedules

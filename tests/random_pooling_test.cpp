@@ -100,35 +100,6 @@ std::string context(int iteration, const char *what, DType dtype, const Geometry
     return s.str();
 }
 
-// Reports failing configurations: the first few in full, then only a count (every configuration
-// is still checked, so one bug does not hide another), and a summary at the end.
-class FailureBudget {
-public:
-    FailureBudget() = default;
-    FailureBudget(const FailureBudget &) = delete;
-    FailureBudget &operator=(const FailureBudget &) = delete;
-    ~FailureBudget() {
-        if (failures_ > kLogged) {
-            ADD_FAILURE() << failures_ << " failing checks in " << configurations_ << " configurations (first "
-                          << kLogged << " shown above)";
-        }
-    }
-    void check(const ::testing::AssertionResult &r, const std::string &where) {
-        if (where != last_where_) {
-            configurations_++;
-            last_where_ = where;
-        }
-        if (r) return;
-        if (++failures_ <= kLogged) ADD_FAILURE() << where << "\n  " << r.message();
-    }
-
-private:
-    static constexpr int kLogged = 5;
-    int failures_ = 0;
-    int configurations_ = 0;
-    std::string last_where_;
-};
-
 constexpr DType kMaxPoolTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8};
 constexpr DType kAvgPoolTypes[] = {DType::f32, DType::f16, DType::bf16};
 
@@ -165,7 +136,7 @@ using RandomPooling = test::IsaTest;
 
 void random_max_pool_values(uint64_t seed, int iterations, bool specials) {
     Rng rng(seed);
-    FailureBudget budget;
+    test::FailureBudget budget;
     for (int it = 0; it < iterations; it++) {
         const Geometry g = random_geometry(rng, random_rank(rng));
         MaxPoolAttributes a;
@@ -195,7 +166,7 @@ TEST_P(RandomPooling, MaxPoolValuesNaNInf) { random_max_pool_values(1002, 3000, 
 
 void random_max_pool_indices(uint64_t seed, int iterations, bool specials) {
     Rng rng(seed);
-    FailureBudget budget;
+    test::FailureBudget budget;
     for (int it = 0; it < iterations; it++) {
         const int rank = random_rank(rng);
         const Geometry g = random_geometry(rng, rank);
@@ -235,7 +206,7 @@ TEST_P(RandomPooling, MaxPoolIndicesNaNInf) { random_max_pool_indices(2002, 3000
 
 TEST_P(RandomPooling, AvgPool) {
     Rng rng(3003);
-    FailureBudget budget;
+    test::FailureBudget budget;
     for (int it = 0; it < 5000; it++) {
         const Geometry g = random_geometry(rng, random_rank(rng));
         AvgPoolAttributes a;
@@ -272,7 +243,7 @@ TEST_P(RandomPooling, AvgPool) {
 
 TEST_P(RandomPooling, AvgPoolGlobal) {
     Rng rng(5005);
-    FailureBudget budget;
+    test::FailureBudget budget;
     for (int it = 0; it < 600; it++) {
         const int rank = random_rank(rng);
         const int spatial = rank - 2;
@@ -341,7 +312,7 @@ TEST_P(RandomPooling, AvgPoolGlobal) {
 
 TEST_P(RandomPooling, StridedViews) {
     Rng rng(4004);
-    FailureBudget budget;
+    test::FailureBudget budget;
     constexpr uint8_t kSentinel = 0xA5;
     for (int it = 0; it < 1200; it++) {
         const int rank = random_rank(rng);

@@ -297,6 +297,35 @@ inline ::testing::AssertionResult tensors_match(const Tensor &got, const Tensor 
                                          << " wrong of " << expected.element_count() << r.log;
 }
 
+// Reports failing configurations: the first few in full, then only a count (every configuration
+// is still checked, so one bug does not hide another), and a summary at the end.
+class FailureBudget {
+public:
+    FailureBudget() = default;
+    FailureBudget(const FailureBudget &) = delete;
+    FailureBudget &operator=(const FailureBudget &) = delete;
+    ~FailureBudget() {
+        if (failures_ > kLogged) {
+            ADD_FAILURE() << failures_ << " failing checks in " << configurations_ << " configurations (first "
+                          << kLogged << " shown above)";
+        }
+    }
+    void check(const ::testing::AssertionResult &r, const std::string &where) {
+        if (where != last_where_) {
+            configurations_++;
+            last_where_ = where;
+        }
+        if (r) return;
+        if (++failures_ <= kLogged) ADD_FAILURE() << where << "\n  " << r.message();
+    }
+
+private:
+    static constexpr int kLogged = 5;
+    int failures_ = 0;
+    int configurations_ = 0;
+    std::string last_where_;
+};
+
 // ---- ISA selection ----
 
 // Forces `isa`; false when this CPU lacks it (the runtime then falls back to a lesser path).

@@ -1,0 +1,139 @@
+// Convolution (ONNX Conv; OpenVINO Convolution and GroupConvolution) over NC[D]HW tensors:
+//
+//   output[n, g, co, o] = clamp(bias[g, co] + sum over ci, k of weights[g, co, ci, k] * input[n, g, ci, o * stride - pad_begin + k * dilation])
+//
+// where o and k are 3-D (x, y, z) and input positions outside the input are 0 (zero padding).
+// The channel axis C of a tensor is seen as (group g, channel within the group): a grouped
+// convolution is then G independent convolutions side by side, and depthwise is the case of one
+// channel per group. The runtime resolves auto_pad, packs the weights and bias (f32, output
+// channels innermost, padded to a multiple of kOutputChannelBlock) and views 1-D and 2-D
+// convolution as 3-D with extent-1 axes. The loop structure is in schedules/convolution_schedule.cpp.
+#include <limits>
+
+#include "Halide.h"
+
+#include "generators/element_type.h"
+#include "schedules/convolution_schedule.h"
+#include "schedules/target_params.h"
+
+namespace poolconv::generators {
+
+using namespace Halide;
+
+// The shape the estimates describe (autoscheduler input): benchmark C1, a ResNet 3x3 layer,
+// 1x64x56x56 * 64x64x3x3, pads 1 -> 1x64x56x56, one group.
+struct ConvEstimateShape {
+    static constexpr int spatial[3] = {56, 56, 1};
+    static constexpr int kernel[3] = {3, 3, 1};
+    static constexpr int pad[3] = {1, 1, 0};
+    static constexpr int channels_in = 64, channels_out = 64, groups = 1, batch = 1;
+};
+
+class Convolution : public Generator<Convolution> {
+public:
+    // Element type of input and output; the arithmetic is f32 whatever it is.
+    GeneratorParam<ElementType> data_type_param{"data_type", ElementType::f32, element_type_names()};
+    // Schedule for one input and one output channel per group (depthwise): tiles output rows
+    // instead of output channels. Any convolution computes correctly with either schedule.
+    GeneratorParam<bool> depthwise{"depthwise", false};
+
+    // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
+    Input<Buffer<void, 6>> input{"input"};
+    // Packed weights (kx, ky, kz, ci, co, g), f32. The co extent may exceed the output's (padding
+    // channels, zero): tiles of output channels read a whole block.
+    Input<Buffer<float, 6>> weights{"weights"};
+    // Packed bias (co, g), f32, padded like the weights' co axis (zeros when there is no bias).
+    Input<Buffer<float, 2>> bias{"bias"};
+    // Per spatial axis (0 = x, 1 = y, 2 = z): >= 1 except pad_begin >= 0. The kernel size is the
+    // weights' extent.
+    Input<int[3]> stride{"stride"};
+    Input<int[3]> dilation{"dilation"};
+    Input<int[3]> pad_begin{"pad_begin"};
+    // Fused activation: when `clamp_output` is set, every result is clamped to [clamp_min,
+    // clamp_max] (ReLU is [0, inf), ReLU6 [0, 6]). A NaN result stays NaN.
+    Input<bool> clamp_output{"clamp_output"};
+    Input<float> clamp_min{"clamp_min"};
+    Input<float> clamp_max{"clamp_max"};
+
+    // (x, y, z, co, g, n), type data_type.
+    Output<Buffer<void, 6>> output{"output"};
+
+    void configure() {
+        input.set_type(halide_type(data_type_param));
+        output.set_type(halide_type(data_type_param));
+    }
+
+    void generate() {
+        // ---- Algorithm ----
+        // The input in f32, zero outside [0, extent) along x, y and z.
+        Func input_f32("input_f32");
+        input_f32(x, y, z, c, g, n) = cast<float>(input(x, y, z, c, g, n));
+        Func padded = BoundaryConditions::constant_exterior(
+            input_f32, 0.0f, {{0, input.dim(0).extent()}, {0, input.dim(1).extent()}, {0, input.dim(2).extent()}});
+
+        // Taps: kernel position (kx, ky, kz) and input channel ci of the group, kx innermost.
+        RDom taps({{0, weights.dim(0).extent()}, {0, weights.dim(1).extent()}, {0, weights.dim(2).extent()},
+                   {0, weights.dim(3).extent()}},
+                  "taps");
+        const RVar kx = taps.x, ky = taps.y, kz = taps.z, ci = taps.w;
+        auto at = [&](int a, const Var &o, const RVar &k) { return o * stride[a] - pad_begin[a] + k * dilation[a]; };
+
+        Func sum("sum");
+        sum(x, y, z, c, g, n) = bias(c, g);
+        sum(x, y, z, c, g, n) += weights(kx, ky, kz, ci, c, g) * padded(at(0, x, kx), at(1, y, ky), at(2, z, kz), ci, g, n);
+
+        // The fused activation keeps NaNs (strict_float: fast-math would let the comparisons drop them).
+        Expr v = sum(x, y, z, c, g, n);
+        Expr clamped = strict_float(select(v < clamp_min, clamp_min, select(v > clamp_max, clamp_max, v)));
+        output(x, y, z, c, g, n) = to_data_type(output.type(), select(clamp_output, clamped, v));
+
+        // ---- Estimates (autoschedulers) ----
+        using E = ConvEstimateShape;
+        const int cin_g = E::channels_in / E::groups, cout_g = E::channels_out / E::groups;
+        input.set_estimates({{0, E::spatial[0]}, {0, E::spatial[1]}, {0, E::spatial[2]}, {0, cin_g}, {0, E::groups}, {0, E::batch}});
+        weights.set_estimates({{0, E::kernel[0]}, {0, E::kernel[1]}, {0, E::kernel[2]}, {0, cin_g}, {0, cout_g}, {0, E::groups}});
+        bias.set_estimates({{0, cout_g}, {0, E::groups}});
+        for (int a = 0; a < 3; a++) {
+            stride.set_estimate(a, 1);
+            dilation.set_estimate(a, 1);
+            pad_begin.set_estimate(a, E::pad[a]);
+        }
+        clamp_output.set_estimate(false);
+        clamp_min.set_estimate(-std::numeric_limits<float>::infinity());
+        clamp_max.set_estimate(std::numeric_limits<float>::infinity());
+        output.set_estimates({{0, E::spatial[0]}, {0, E::spatial[1]}, {0, E::spatial[2]}, {0, cout_g}, {0, E::groups}, {0, E::batch}});
+
+        // ---- Schedule ----
+        // Data tensors are dense along x and start at 0; the packed weights have co innermost.
+        input.dim(0).set_stride(1);
+        output.dim(0).set_stride(1);
+        for (int d = 0; d < 6; d++) {
+            input.dim(d).set_min(0);
+            output.dim(d).set_min(0);
+        }
+        weights.dim(0).set_stride(Expr());
+        weights.dim(4).set_stride(1);
+        for (int d = 0; d < 6; d++) weights.dim(d).set_min(0);
+        bias.dim(0).set_min(0);
+        bias.dim(1).set_min(0);
+        if (get_auto_schedule()) return;
+
+        schedules::ConvolutionStages stages;
+        stages.output = output;
+        stages.sum = sum;
+        stages.padded = padded;
+        stages.taps = {kx, ky, kz, ci};
+        stages.kernel_x = weights.dim(0).extent();
+        stages.kernel_y = weights.dim(1).extent();
+        stages.stride_x = stride[0];
+        const schedules::TargetParams target = schedules::target_params(get_target());
+        schedules::schedule_convolution(stages, target, depthwise ? target.depthwise_tile : target.conv_tile);
+    }
+
+private:
+    Var x{"x"}, y{"y"}, z{"z"}, c{"c"}, g{"g"}, n{"n"};
+};
+
+}  // namespace poolconv::generators
+
+HALIDE_REGISTER_GENERATOR(poolconv::generators::Convolution, convolution)

@@ -1,0 +1,281 @@
+// Convolution: validate, pack weights and bias for the kernels, run the kernel.
+#include "poolconv/convolution.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "poolconv/runtime.h"
+#include "runtime/checked_math.h"
+#include "runtime/dispatch.h"
+#include "runtime/halide_buffer.h"
+#include "runtime/kernel_table.h"
+#include "runtime/validation.h"
+#include "schedules/conv_packing.h"
+
+namespace poolconv {
+
+namespace {
+
+const char *const kOp = "convolution";
+
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+// The weights in ONNX form ([C_out, C_in / group, k...]) and the group count, checked.
+struct ResolvedWeights {
+    std::vector<int64_t> shape;
+    int64_t group = 1;
+};
+
+ResolvedWeights resolve_weights(const std::vector<int64_t> &weights_shape, const ConvAttributes &a) {
+    const bool grouped = a.weights_layout == WeightsLayout::grouped;
+    const std::size_t lead = grouped ? 3 : 2;  // dimensions before the kernel's
+    if (weights_shape.size() < lead + 1 || weights_shape.size() > lead + 3) {
+        throw Error(std::string(kOp) + ": weights must have rank " + str(lead + 1) + " to " + str(lead + 3) + " (" +
+                    (grouped ? "G, C_out/G, C_in/G" : "C_out, C_in/group") + ", 1-3 kernel dims), got shape " +
+                    shape_to_string(weights_shape));
+    }
+    for (std::size_t i = 0; i < weights_shape.size(); i++) {
+        if (weights_shape[i] < 1) {
+            throw Error(std::string(kOp) + ": weights shape " + shape_to_string(weights_shape) + " has dimension " +
+                        str(i) + " < 1");
+        }
+    }
+    ResolvedWeights r;
+    if (grouped) {
+        if (a.group != 1 && a.group != weights_shape[0]) {
+            throw Error(std::string(kOp) + ": group " + str(a.group) + " does not match the grouped weights' " +
+                        str(weights_shape[0]) + " groups");
+        }
+        r.group = weights_shape[0];
+        r.shape = {checked_mul(weights_shape[0], weights_shape[1], "weights: output channels")};
+        r.shape.insert(r.shape.end(), weights_shape.begin() + 2, weights_shape.end());
+    } else {
+        if (a.group < 1) throw Error(std::string(kOp) + ": group must be >= 1, got " + str(a.group));
+        if (weights_shape[0] % a.group != 0) {
+            throw Error(std::string(kOp) + ": weights have " + str(weights_shape[0]) +
+                        " output channels, which do not divide by group " + str(a.group));
+        }
+        r.group = a.group;
+        r.shape = weights_shape;
+    }
+    int64_t count = 1;
+    for (int64_t d : r.shape) count = checked_mul(count, d, "weights: element count");
+    return r;
+}
+
+ConvGeometry conv_geometry(const std::vector<int64_t> &input_shape, const ResolvedWeights &w, const ConvAttributes &a) {
+    detail::check_rank(kOp, "input", input_shape);
+    if (w.shape.size() != input_shape.size()) {
+        throw Error(std::string(kOp) + ": weights " + shape_to_string(w.shape) + " have " + str(w.shape.size() - 2) +
+                    " kernel dimensions but the input " + shape_to_string(input_shape) + " has " +
+                    str(input_shape.size() - 2) + " spatial dimensions");
+    }
+    if (input_shape[1] != checked_mul(w.shape[1], w.group, "input channels")) {
+        throw Error(std::string(kOp) + ": input has " + str(input_shape[1]) + " channels but weights " +
+                    shape_to_string(w.shape) + " with group " + str(w.group) + " expect " + str(w.shape[1] * w.group));
+    }
+    PoolAttributes window;
+    window.kernel.assign(w.shape.begin() + 2, w.shape.end());
+    window.strides = a.strides;
+    window.dilations = a.dilations;
+    window.pads_begin = a.pads_begin;
+    window.pads_end = a.pads_end;
+    window.auto_pad = a.auto_pad;
+    ConvGeometry g = detail::infer_pool_geometry(kOp, input_shape, window);
+    g.output_shape[1] = w.shape[0];
+    int64_t count = 1;
+    for (int64_t d : g.output_shape) count = checked_mul(count, d, "convolution: output element count");
+    return g;
+}
+
+// One weights/bias element as f32 (exact for every supported type).
+float element_as_float(DType dtype, const void *p) {
+    if (dtype == DType::f32) {
+        float v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+    uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    if (dtype == DType::bf16) {  // the upper half of an f32
+        const uint32_t wide = uint32_t(bits) << 16;
+        float v;
+        std::memcpy(&v, &wide, sizeof v);
+        return v;
+    }
+    // IEEE binary16: 1 sign, 5 exponent (bias 15), 10 mantissa bits.
+    const int exponent = (bits >> 10) & 0x1f;
+    const int mantissa = bits & 0x3ff;
+    float magnitude;
+    if (exponent == 0) {
+        magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero and subnormals
+    } else if (exponent == 31) {
+        magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+    } else {
+        magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+    }
+    return (bits & 0x8000) ? -magnitude : magnitude;
+}
+
+int32_t to_int32(const char *name, std::size_t i, int64_t v) {
+    if (v > std::numeric_limits<int32_t>::max()) {
+        throw Error(std::string(kOp) + ": " + name + "[" + str(i) + "] = " + str(v) + " exceeds the kernels' 32-bit range");
+    }
+    return static_cast<int32_t>(v);
+}
+
+}  // namespace
+
+ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std::vector<int64_t> &weights_shape,
+                              const ConvAttributes &attributes) {
+    return conv_geometry(input_shape, resolve_weights(weights_shape, attributes), attributes);
+}
+
+PreparedConvolution::PreparedConvolution(const TensorView &weights, const TensorView *bias, const ConvAttributes &a)
+    : dtype_(weights.dtype), attributes_(a) {
+    detail::ensure_runtime_ready();
+    if (dtype_ != DType::f32 && dtype_ != DType::f16 && dtype_ != DType::bf16) {
+        throw Error(std::string(kOp) + ": weights dtype " + dtype_name(dtype_) + " is not supported (f32, f16, bf16)");
+    }
+    const ResolvedWeights w = resolve_weights(weights.shape, a);
+    detail::check_tensor(kOp, "weights", weights, dtype_, weights.shape);
+    weights_shape_ = w.shape;
+    group_ = w.group;
+    const int64_t out_channels = w.shape[0];
+    if (bias) detail::check_tensor(kOp, "bias", *bias, dtype_, {out_channels});
+    if (a.activation == Activation::clamp && !(a.clamp_min <= a.clamp_max)) {
+        throw Error(std::string(kOp) + ": clamp_min (" + std::to_string(a.clamp_min) + ") must be <= clamp_max (" +
+                    std::to_string(a.clamp_max) + ")");
+    }
+
+    // Pack: (g, ci, kz, ky, kx, co) with co innermost, out_block_ output channels per group.
+    const int64_t out_per_group = out_channels / group_, in_per_group = w.shape[1];
+    out_block_ = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
+    int64_t taps = 1;  // kernel elements
+    for (std::size_t i = 2; i < w.shape.size(); i++) taps *= w.shape[i];
+    const int64_t packed = checked_mul(checked_mul(checked_mul(group_, in_per_group, "packed weights"), taps, "packed weights"),
+                                       out_block_, "packed weights");
+    if (packed > std::numeric_limits<int32_t>::max()) {
+        throw Error(std::string(kOp) + ": packed weights would have " + str(packed) + " elements; kernels take at most 2^31-1");
+    }
+    weights_.assign(static_cast<std::size_t>(packed), 0.0f);
+    bias_.assign(static_cast<std::size_t>(group_ * out_block_), 0.0f);
+
+    // The weights' own strides, seen in ONNX form: an output channel co of the grouped layout
+    // [G, C_out/G, ...] is (co / (C_out/G), co % (C_out/G)), which is the same memory when dense.
+    const std::vector<int64_t> strides = weights.effective_strides();
+    const bool grouped = a.weights_layout == WeightsLayout::grouped;
+    const std::size_t k0 = grouped ? 3 : 2;  // first kernel dimension of `weights`
+    const std::size_t kernel_dims = weights.shape.size() - k0;
+    const std::size_t size = dtype_size(dtype_);
+    const auto *base = static_cast<const unsigned char *>(weights.data);
+    for (int64_t co = 0; co < out_channels; co++) {
+        const int64_t g = co / out_per_group, cog = co % out_per_group;
+        const int64_t co_offset = grouped ? g * strides[0] + cog * strides[1] : co * strides[0];
+        for (int64_t ci = 0; ci < in_per_group; ci++) {
+            for (int64_t t = 0; t < taps; t++) {
+                // Tap t in row-major kernel order is also the packed order (kz, ky, kx).
+                int64_t offset = co_offset + ci * strides[k0 - 1], rest = t;
+                for (std::size_t d = kernel_dims; d-- > 0;) {
+                    offset += (rest % weights.shape[k0 + d]) * strides[k0 + d];
+                    rest /= weights.shape[k0 + d];
+                }
+                const int64_t packed_index = ((g * in_per_group + ci) * taps + t) * out_block_ + cog;
+                weights_[static_cast<std::size_t>(packed_index)] =
+                    element_as_float(dtype_, base + static_cast<std::size_t>(offset) * size);
+            }
+        }
+        if (bias) {
+            const auto *b = static_cast<const unsigned char *>(bias->data);
+            const int64_t stride = bias->effective_strides()[0];
+            bias_[static_cast<std::size_t>(g * out_block_ + cog)] =
+                element_as_float(dtype_, b + static_cast<std::size_t>(co * stride) * size);
+        }
+    }
+}
+
+ConvGeometry PreparedConvolution::infer_shape(const std::vector<int64_t> &input_shape) const {
+    ResolvedWeights w{weights_shape_, group_};
+    return conv_geometry(input_shape, w, attributes_);
+}
+
+void PreparedConvolution::run(const TensorView &input, const TensorView &output) const {
+    detail::ensure_runtime_ready();
+    if (input.dtype != dtype_) {
+        throw Error(std::string(kOp) + ": input has dtype " + dtype_name(input.dtype) + " but the weights are " +
+                    dtype_name(dtype_));
+    }
+    const ConvGeometry geometry = infer_shape(input.shape);
+    detail::check_tensor(kOp, "input", input, dtype_, input.shape);
+    detail::check_tensor(kOp, "output", output, dtype_, geometry.output_shape);
+    for (const TensorView *t : {&input, &output}) {
+        const int64_t channel_stride = t->effective_strides()[1];
+        to_int32("group stride", 0, channel_stride * (t->shape[1] / group_));
+    }
+    if (output.element_count() == 0) return;
+
+    // Window numbers in Halide axis order (0 = x = W, 1 = y = H, 2 = z = D).
+    const std::size_t spatial = input.shape.size() - 2;
+    int32_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};
+    int32_t kernel[3] = {1, 1, 1};
+    for (std::size_t i = 0; i < spatial; i++) {
+        const std::size_t ax = spatial - 1 - i;
+        const int64_t k = weights_shape_[i + 2];
+        const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
+        const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
+        const int64_t pb = geometry.pads_begin[i];
+        const int64_t out = geometry.output_shape[i + 2];
+        kernel[ax] = static_cast<int32_t>(k);  // packed weights fit in int32
+        stride[ax] = to_int32("strides", i, s);
+        dilation[ax] = to_int32("dilations", i, d);
+        pad_begin[ax] = to_int32("pads_begin", i, pb);
+        // Every coordinate a kernel computes, including over-computed tiles, fits in int32.
+        const int64_t reach = checked_add(checked_mul(out + kMaxTileOvercompute, s, "window reach"),
+                                          checked_mul(k - 1, d, "window reach"), "window reach");
+        to_int32("window reach", i, checked_add(reach, pb, "window reach"));
+    }
+
+    float clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();
+    switch (attributes_.activation) {
+    case Activation::none: break;
+    case Activation::relu: clamp_min = 0.0f; break;
+    case Activation::relu6: clamp_min = 0.0f, clamp_max = 6.0f; break;
+    case Activation::clamp: clamp_min = attributes_.clamp_min, clamp_max = attributes_.clamp_max; break;
+    }
+
+    const int64_t in_per_group = weights_shape_[1];
+    const int64_t out_per_group = weights_shape_[0] / group_;
+    const bool depthwise = in_per_group == 1 && out_per_group == 1;
+    const std::string name = std::string("conv_") + dtype_name(dtype_) + (depthwise ? "_depthwise" : "");
+    auto fn = detail::find_kernel_as<detail::ConvKernel>(name);
+    if (!fn) throw Error(std::string(kOp) + ": no kernel " + name + " for " + isa_name(active_isa()));
+
+    const int64_t ob = out_block_;
+    const int64_t taps = int64_t(kernel[0]) * kernel[1] * kernel[2];
+    auto dim = [](int64_t extent, int64_t stride_) {
+        return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride_));
+    };
+    // const_cast: the kernels only read weights and bias.
+    float *packed_weights = const_cast<float *>(weights_.data());
+    float *packed_bias = const_cast<float *>(bias_.data());
+    detail::KernelBuffer in(input, group_), out(output, group_);
+    detail::KernelBuffer w(packed_weights, {dim(kernel[0], ob), dim(kernel[1], ob * kernel[0]),
+                                            dim(kernel[2], ob * kernel[0] * kernel[1]), dim(in_per_group, ob * taps),
+                                            dim(ob, 1), dim(group_, ob * taps * in_per_group)});
+    detail::KernelBuffer b(packed_bias, {dim(ob, 1), dim(group_, ob)});
+    const int status = fn(in.get(), w.get(), b.get(), stride[0], stride[1], stride[2], dilation[0], dilation[1],
+                          dilation[2], pad_begin[0], pad_begin[1], pad_begin[2],
+                          attributes_.activation != Activation::none, clamp_min, clamp_max, out.get());
+    if (status != 0) detail::throw_kernel_failure(kOp, status);
+}
+
+void convolution(const TensorView &input, const TensorView &weights, const TensorView *bias, const TensorView &output,
+                 const ConvAttributes &attributes) {
+    PreparedConvolution(weights, bias, attributes).run(input, output);
+}
+
+}  // namespace poolconv

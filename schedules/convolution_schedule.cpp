@@ -1,0 +1,76 @@
+// Convolution schedule: one plan for every target, sized by TargetParams and a ConvTile.
+//
+// Plan (NCDHW, x = W is unit-stride; the tile is x_vectors x channels x rows, see ConvTile):
+//   output:  for z / for n, g, row tile, x chunk (one parallel task each; a chunk is 8 tiles wide)
+//              the zero-padded f32 input the task reads (every input channel of the group, the
+//              rows its windows cover) is copied into a scratch buffer, so taps are plain loads
+//              with no border tests
+//              for channel tile / for x tile:
+//                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile)
+//                output: the tile, activated and converted, stored (the last tile of a row or of
+//                the channels is guarded)
+//   Tiles are computed whole even at the edges (over-computing into padding channels and
+//   columns), which keeps every accumulator a register.
+//   Specialized: stride_x 1 (shifted dense loads) and 2 (deinterleaved loads), each with kernel_x
+//   3 or 1 (taps unrolled or no tap loop); anything else loads with gathers.
+#include "schedules/convolution_schedule.h"
+
+#include <string>
+
+#include "schedules/conv_packing.h"
+
+namespace poolconv::schedules {
+
+using namespace Halide;
+
+void schedule_convolution(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile) {
+    const int lanes = target.lanes(Float(32));
+    const int tile_x = lanes * tile.x_vectors;
+    const int chunk_x = tile_x * 8;
+    if (kOutputChannelBlock % tile.channels != 0 || tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
+        throw CompileError(std::string("convolution tile for ") + target.name +
+                           " breaks the packing contract of schedules/conv_packing.h");
+    }
+
+    const std::vector<Var> args = s.output.args();
+    const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &g = args[4], &n = args[5];
+    Var xc("xc"), xo("xo"), xi("xi"), yo("yo"), yi("yi"), co("co"), ci("ci"), task("task");
+
+    s.output.split(x, xc, x, chunk_x, TailStrategy::GuardWithIf)
+        .split(x, xo, xi, tile_x, TailStrategy::GuardWithIf)
+        .split(y, yo, yi, tile.rows, TailStrategy::GuardWithIf)
+        .split(c, co, ci, tile.channels, TailStrategy::GuardWithIf)
+        .reorder(xi, ci, yi, xo, co, xc, yo, g, n, z)
+        .vectorize(xi, lanes)
+        .fuse(xc, yo, task)
+        .fuse(task, g, task)
+        .fuse(task, n, task)
+        .parallel(task);
+
+    s.padded.compute_at(s.output, task).vectorize(s.padded.args()[0], lanes);
+
+    // The accumulator tile: constant-size and fully unrolled, so it lives in registers.
+    s.sum.compute_at(s.output, xo)
+        .bound_extent(x, tile_x)
+        .bound_extent(y, tile.rows)
+        .bound_extent(c, tile.channels)
+        .bound_extent(z, 1)
+        .bound_extent(g, 1)
+        .bound_extent(n, 1)
+        .vectorize(x, lanes)
+        .unroll(x)
+        .unroll(c)
+        .unroll(y);
+    const RVar &kx = s.taps[0], &ky = s.taps[1], &kz = s.taps[2], &tap_ci = s.taps[3];
+    Stage taps = s.sum.update();
+    taps.reorder(x, c, y, kx, ky, kz, tap_ci).vectorize(x, lanes).unroll(x).unroll(c).unroll(y);
+    for (int stride : {1, 2}) {
+        // 3-wide windows: unrolled taps along x (and along y when the tile has rows sharing them).
+        Stage k3 = taps.specialize(s.stride_x == stride && s.kernel_x == 3).unroll(kx);
+        if (tile.rows > 1) k3.specialize(s.kernel_y == 3).unroll(ky);
+        taps.specialize(s.stride_x == stride && s.kernel_x == 1);
+        taps.specialize(s.stride_x == stride);
+    }
+}
+
+}  // namespace poolconv::schedules

@@ -1,0 +1,26 @@
+// The schedule plan of the convolution generator.
+#pragma once
+
+#include <vector>
+
+#include "Halide.h"
+
+#include "schedules/target_params.h"
+
+namespace poolconv::schedules {
+
+// The Funcs of the convolution pipeline, as the generator defined them.
+struct ConvolutionStages {
+    Halide::Func output;              // (x, y, z, c, g, n): the activation of `sum`, in the data type
+    Halide::Func sum;                 // (x, y, z, c, g, n): bias, then += over `taps`, f32
+    Halide::Func padded;              // (x, y, z, ci, g, n): the input in f32, zero outside it
+    std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
+
+    // Runtime attributes the plan specializes on.
+    Halide::Expr kernel_x, kernel_y, stride_x;
+};
+
+// Schedules the stages for `target` with accumulator tile `tile` (see ConvTile).
+void schedule_convolution(ConvolutionStages &stages, const TargetParams &target, const ConvTile &tile);
+
+}  // namespace poolconv::schedules

@@ -1,0 +1,182 @@
+// Randomized comparison of the convolution kernels against the plain C++ reference: thousands of
+// configurations (ranks 3-5, batch > 1, groups, depthwise, channel multipliers, output channel
+// counts around the packing block of 16, odd and wide sizes, strides 1-3, dilations 1-3,
+// asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
+// bf16, dense and strided views), each instruction set forced in turn.
+//
+// Tolerances:
+//   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
+//     9 and every sum stays far below 2^20, so the kernels' f32 sums are exact in any order, and
+//     f16/bf16 outputs are one rounding of the exact value, as in the reference.
+//   - uniform data (f32 only): |got - expected| <= 1e-5 * (taps per output) * max|x| * max|w|: each
+//     f32 addition errs by at most 2^-24 of a partial sum bounded by that product.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reference/reference_convolution.h"
+#include "tests/test_util.h"
+
+namespace poolconv {
+namespace {
+
+using test::Rng;
+using test::Tensor;
+using Shape = std::vector<int64_t>;
+
+int uniform(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+bool chance(Rng &rng, double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; }
+
+struct ConvCase {
+    Shape input_shape, weights_shape, output_shape;
+    ConvAttributes attributes;
+    bool with_bias = true;
+    int64_t in_per_group = 1;
+};
+
+ConvCase random_case(Rng &rng, int rank) {
+    const int spatial = rank - 2;
+    for (;;) {
+        ConvCase c;
+        ConvAttributes &a = c.attributes;
+        const int kind = uniform(rng, 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
+        const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
+        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, 6);
+        const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
+        c.in_per_group = in_per_group;
+        c.input_shape = {uniform(rng, 1, 2), groups * in_per_group};
+        const bool wide = spatial < 3 && chance(rng, 0.25);
+        for (int i = 0; i < spatial; i++) {
+            const bool last = i == spatial - 1;
+            c.input_shape.push_back(wide && last ? uniform(rng, 30, 90) : uniform(rng, 1, spatial == 3 ? 6 : 12));
+        }
+        a.weights_layout = chance(rng, 0.2) ? WeightsLayout::grouped : WeightsLayout::onnx;
+        if (a.weights_layout == WeightsLayout::grouped) {
+            c.weights_shape = {groups, out_per_group, in_per_group};
+        } else {
+            c.weights_shape = {groups * out_per_group, in_per_group};
+            a.group = groups;
+        }
+        const bool default_strides = chance(rng, 0.15), default_dilations = chance(rng, 0.5);
+        for (int i = 0; i < spatial; i++) {
+            const int k = uniform(rng, 1, spatial == 3 ? 3 : 5);
+            const int s = chance(rng, 0.5) ? 1 : uniform(rng, 2, 3);
+            const int d = chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
+            c.weights_shape.push_back(k);
+            if (!default_strides) a.strides.push_back(s);
+            if (!default_dilations) a.dilations.push_back(d);
+            const int dk = (k - 1) * (default_dilations ? 1 : d) + 1;
+            a.pads_begin.push_back(uniform(rng, 0, dk));
+            a.pads_end.push_back(uniform(rng, 0, dk));
+        }
+        const int mode = uniform(rng, 0, 9);
+        a.auto_pad = mode < 6 ? AutoPad::explicit_pads
+                     : mode < 7 ? AutoPad::valid
+                     : mode < 8 ? AutoPad::same_upper
+                                : AutoPad::same_lower;
+        a.activation = static_cast<Activation>(uniform(rng, 0, 3));
+        a.clamp_min = static_cast<float>(uniform(rng, -8, 0)) / 2.0f;
+        a.clamp_max = a.clamp_min + static_cast<float>(uniform(rng, 0, 8)) / 2.0f;
+        c.with_bias = chance(rng, 0.8);
+        try {
+            c.output_shape = infer_conv_shape(c.input_shape, c.weights_shape, a).output_shape;
+        } catch (const Error &) {
+            continue;  // output < 1: draw again
+        }
+        return c;
+    }
+}
+
+std::string describe(const ConvCase &c, DType dtype, bool dyadic) {
+    const ConvAttributes &a = c.attributes;
+    std::ostringstream s;
+    s << "dtype " << dtype_name(dtype) << ", input " << shape_to_string(c.input_shape) << ", weights "
+      << shape_to_string(c.weights_shape) << (a.weights_layout == WeightsLayout::grouped ? " (grouped layout)" : "")
+      << ", group " << a.group << ", output " << shape_to_string(c.output_shape)
+      << ", strides=" << test::list_to_string(a.strides) << " dilations=" << test::list_to_string(a.dilations)
+      << " pads_begin=" << test::list_to_string(a.pads_begin) << " pads_end=" << test::list_to_string(a.pads_end)
+      << " auto_pad=" << test::auto_pad_name(a.auto_pad) << " activation=" << static_cast<int>(a.activation)
+      << " clamp=[" << a.clamp_min << ", " << a.clamp_max << "]" << (c.with_bias ? " bias" : " no bias")
+      << (dyadic ? ", dyadic data" : ", uniform data") << ", isa " << isa_name(active_isa());
+    return s.str();
+}
+
+using RandomConvolution = test::IsaTest;
+
+void random_convolutions(uint64_t seed, int iterations) {
+    Rng rng(seed);
+    test::FailureBudget budget;
+    const DType types[] = {DType::f32, DType::f16, DType::bf16};
+    for (int it = 0; it < iterations; it++) {
+        const ConvCase c = random_case(rng, uniform(rng, 3, 5));
+        const DType dtype = types[uniform(rng, 0, 2)];
+        const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
+        test::FillOptions fill;
+        fill.ties = dyadic;
+        // Views with gaps between rows and planes now and then.
+        auto make = [&](const Shape &shape) {
+            if (!chance(rng, 0.15)) return Tensor::dense(dtype, shape);
+            Shape extra(shape.size(), 0);
+            for (std::size_t d = 0; d + 1 < shape.size(); d++) extra[d] = uniform(rng, 0, 2);
+            return Tensor::padded(dtype, shape, extra);
+        };
+        Tensor input = make(c.input_shape), weights = make(c.weights_shape);
+        Tensor bias = Tensor::dense(dtype, {c.output_shape[1]});
+        test::fill_random(input, rng, fill);
+        test::fill_random(weights, rng, fill);
+        test::fill_random(bias, rng, fill);
+        Tensor expected = Tensor::dense(dtype, c.output_shape), got = make(c.output_shape);
+        const TensorView bias_view = bias.view();
+        const TensorView *b = c.with_bias ? &bias_view : nullptr;
+        reference::convolution(input.view(), weights.view(), b, expected.view(), c.attributes);
+
+        test::CompareOptions tolerance;
+        if (!dyadic) {
+            double taps = static_cast<double>(c.in_per_group);
+            for (std::size_t i = 2; i < c.weights_shape.size(); i++) taps *= static_cast<double>(c.weights_shape[i]);
+            tolerance.abs_tol = 1e-5 * (taps + 1) * 100.0 * 100.0;  // uniform data lies in [-100, 100]
+        }
+        const std::string where = "iteration " + std::to_string(it) + ": " + describe(c, dtype, dyadic);
+        try {
+            convolution(input.view(), weights.view(), b, got.view(), c.attributes);
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            continue;
+        }
+        budget.check(test::tensors_match(got.dense_copy(), expected, tolerance), where);
+    }
+}
+
+TEST_P(RandomConvolution, AgainstReference) { random_convolutions(3001, 1500); }
+
+// A prepared convolution runs many times, on inputs of different spatial sizes and batch.
+TEST_P(RandomConvolution, PreparedRunsRepeatedly) {
+    Rng rng(3002);
+    Tensor weights = Tensor::dense(DType::f32, {24, 8, 3, 3}), bias = Tensor::dense(DType::f32, {24});
+    test::fill_random(weights, rng, {});
+    test::fill_random(bias, rng, {});
+    ConvAttributes a;
+    a.group = 2;
+    a.pads_begin = {1, 0};
+    a.pads_end = {1, 2};
+    a.activation = Activation::relu;
+    const TensorView bias_view = bias.view();
+    const PreparedConvolution conv(weights.view(), &bias_view, a);
+    for (const Shape &shape : {Shape{1, 16, 9, 40}, Shape{3, 16, 20, 5}, Shape{1, 16, 9, 40}}) {
+        Tensor input = Tensor::dense(DType::f32, shape);
+        test::fill_random(input, rng, {});
+        const Shape out_shape = conv.infer_shape(shape).output_shape;
+        Tensor expected = Tensor::dense(DType::f32, out_shape), got = Tensor::dense(DType::f32, out_shape);
+        reference::convolution(input.view(), weights.view(), &bias_view, expected.view(), a);
+        conv.run(input.view(), got.view());
+        EXPECT_TRUE(test::tensors_match(got, expected)) << "input " << shape_to_string(shape);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, RandomConvolution, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
+
+}  // namespace
+}  // namespace poolconv
