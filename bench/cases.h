@@ -1,10 +1,11 @@
-// The pooling shapes poolconv_bench measures (all f32, NC[D]HW in and out).
+// The pooling and convolution shapes poolconv_bench measures (all f32, NC[D]HW in and out).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "poolconv/convolution.h"
 #include "poolconv/pooling.h"
 
 namespace poolconv_bench {
@@ -73,6 +74,55 @@ inline std::vector<PoolCase> pool_cases() {
                  {}, Rounding::floor});
     c.push_back({"P9", "maxpool 32x64x56x56 k3 s2 p1", PoolOp::max, false, {32, 64, 56, 56}, {3, 3}, {2, 2},
                  {1, 1}, {1, 1}, Rounding::floor});
+    return c;
+}
+
+struct ConvCase {
+    std::string id;           // "C1" ... "C9"
+    std::string description;
+    std::vector<int64_t> input_shape;
+    std::vector<int64_t> weights_shape;  // ONNX: C_out, C_in / group, k...
+    int64_t group = 1;
+    std::vector<int64_t> strides;    // empty: all 1
+    std::vector<int64_t> dilations;  // empty: all 1
+    std::vector<int64_t> pads;       // both ends; empty: all 0
+
+    poolconv::ConvAttributes attributes() const {
+        poolconv::ConvAttributes a;
+        a.strides = strides;
+        a.dilations = dilations;
+        a.pads_begin = pads;
+        a.pads_end = pads;
+        a.group = group;
+        return a;
+    }
+    poolconv::ConvGeometry geometry() const {
+        return poolconv::infer_conv_shape(input_shape, weights_shape, attributes());
+    }
+    // Multiply-adds count 2 FLOPs; the bias add is not counted.
+    double flops() const {
+        double macs = 1;
+        for (int64_t d : geometry().output_shape) macs *= static_cast<double>(d);
+        for (std::size_t i = 1; i < weights_shape.size(); i++) macs *= static_cast<double>(weights_shape[i]);
+        return 2 * macs;
+    }
+};
+
+// Every convolution has a bias.
+inline std::vector<ConvCase> conv_cases() {
+    std::vector<ConvCase> c;
+    c.push_back({"C1", "conv 1x64x56x56 * 64x64x3x3 p1", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, {}, {}, {1, 1}});
+    c.push_back({"C2", "conv 1x3x224x224 * 64x3x7x7 s2 p3", {1, 3, 224, 224}, {64, 3, 7, 7}, 1, {2, 2}, {}, {3, 3}});
+    c.push_back({"C3", "conv 1x256x56x56 * 64x256x1x1", {1, 256, 56, 56}, {64, 256, 1, 1}, 1, {}, {}, {}});
+    c.push_back({"C4", "conv 1x256x14x14 * 256x256x3x3 p1", {1, 256, 14, 14}, {256, 256, 3, 3}, 1, {}, {}, {1, 1}});
+    c.push_back({"C5", "depthwise conv 1x144x56x56 * 144x1x3x3 group 144 p1", {1, 144, 56, 56}, {144, 1, 3, 3}, 144,
+                 {}, {}, {1, 1}});
+    c.push_back({"C6", "conv 1x256x32x32 * 256x256x3x3 dilation 2 p2", {1, 256, 32, 32}, {256, 256, 3, 3}, 1, {},
+                 {2, 2}, {2, 2}});
+    c.push_back({"C7", "conv3d 1x16x16x56x56 * 32x16x3x3x3 p1", {1, 16, 16, 56, 56}, {32, 16, 3, 3, 3}, 1, {}, {},
+                 {1, 1, 1}});
+    c.push_back({"C8", "conv1d 1x256x4096 * 256x256x3 p1", {1, 256, 4096}, {256, 256, 3}, 1, {}, {}, {1}});
+    c.push_back({"C9", "conv 8x64x56x56 * 64x64x3x3 p1", {8, 64, 56, 56}, {64, 64, 3, 3}, 1, {}, {}, {1, 1}});
     return c;
 }
 

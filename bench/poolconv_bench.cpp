@@ -1,23 +1,28 @@
-// poolconv_bench: poolconv's pooling kernels beside oneDNN's on the shapes in cases.h.
+// poolconv_bench: poolconv's pooling and convolution kernels beside oneDNN's on the shapes in cases.h.
 //
-// Benchmarks are named <ID>/<implementation>/<threads>t, e.g. P1/poolconv/2t:
-//   poolconv        poolconv::max_pool / avg_pool on dense NC[D]HW tensors
-//   onednn_nchw     oneDNN pooling with plain NC[D]HW src and dst (forward_inference)
-//   onednn_blocked  oneDNN pooling in its preferred blocked layout (nChw16c with AVX-512); the
-//                   input is reordered into it once, outside the timed loop, which times only the
-//                   pooling primitive
+// Benchmarks are named <ID>/<implementation>/<threads>t, e.g. P1/poolconv/2t, C4/onednn_nchw/1t:
+//   poolconv        poolconv::max_pool / avg_pool, or a poolconv::PreparedConvolution (weights
+//                   packed once, outside the timed loop), on dense NC[D]HW tensors
+//   onednn_nchw     oneDNN with plain NC[D]HW src and dst (forward_inference); convolution weights
+//                   are reordered into oneDNN's preferred layout once, outside the timed loop
+//   onednn_blocked  oneDNN in its preferred layouts (nChw16c with AVX-512); the input (and the
+//                   weights) are reordered once, outside the timed loop, which times only the
+//                   primitive
+//   PEAK/fma/<n>t   no operator: n threads each running independent AVX-512 (else AVX2) FMAs from
+//                   registers, the FLOP/s ceiling the convolutions are compared with
 // Times are wall-clock (UseRealTime); exact_names_reporter.h keeps Google Benchmark from adding
 // "/real_time" to the names. Threads: poolconv::set_num_threads(n) and, for oneDNN's OpenMP
 // runtime, omp_set_num_threads(n). Default --benchmark_min_time: 0.2 s.
 //
-// Before any timing, each benchmark (once per process) runs its implementation once on a fixed random input and
-// compares the output with oneDNN NCHW's (exact for max pooling, 1e-5 relative for average
-// pooling; poolconv's P7 indices must point at the maximum); a mismatch skips the benchmark with
-// an error instead of timing it.
+// Before any timing, each benchmark (once per process) runs its implementation once on a fixed
+// random input and compares the output with oneDNN NCHW's (max pooling exact, average pooling 1e-5
+// relative, convolution 1e-4 absolute + relative: the sums are of O(1) terms in different orders;
+// poolconv's P7 indices must point at the maximum); a mismatch skips the benchmark with an error
+// instead of timing it.
 //
-// Counter "GB/s": (input + output [+ i64 indices for P7]) bytes per iteration over real time. The
-// byte count is the problem's, the same for all three implementations (oneDNN's P7 workspace is
-// smaller than poolconv's i64 indices), so GB/s ratios equal time ratios.
+// Counters: "GB/s", (input + output [+ i64 indices for P7] [+ weights and bias]) bytes per
+// iteration over real time: the problem's bytes, the same for all implementations, so ratios of
+// GB/s equal ratios of time. Convolutions also report "GFLOP/s" (2 FLOPs per multiply-add).
 //
 //   poolconv_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //                  --benchmark_format=json > bench.json      (one command line)
@@ -30,15 +35,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <immintrin.h>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/cases.h"
 #include "bench/exact_names_reporter.h"
-#include "bench/onednn_pool.h"
+#include "bench/onednn.h"
 #include "poolconv/poolconv.h"
 
 namespace poolconv_bench {
@@ -46,6 +54,7 @@ namespace {
 
 constexpr double kDefaultMinTime = 0.2;  // seconds per repetition, unless --benchmark_min_time is given
 constexpr double kAvgRelativeTolerance = 1e-5;
+constexpr double kConvTolerance = 1e-4;
 
 enum class Impl { poolconv, onednn_nchw, onednn_blocked };
 constexpr Impl kImpls[] = {Impl::poolconv, Impl::onednn_nchw, Impl::onednn_blocked};
@@ -88,13 +97,16 @@ private:
     int64_t count_ = 0;
 };
 
-// One shape's input, geometry and oneDNN NCHW reference output.
+// One shape's data and oneDNN NCHW reference output. Exactly one of `pool` / `conv` is set.
 struct CaseData {
-    const PoolCase *c = nullptr;
-    poolconv::PoolGeometry geometry;
-    AlignedBuffer<float> input;
+    std::string id;
+    const PoolCase *pool = nullptr;
+    const ConvCase *conv = nullptr;
+    std::vector<int64_t> output_shape, pads_begin, pads_end;
+    AlignedBuffer<float> input, weights, bias;  // weights and bias: convolution only
     AlignedBuffer<float> reference;
     double bytes = 0;  // moved per iteration
+    double flops = 0;  // convolution only
 };
 
 // Whether `got` matches the oneDNN reference; the first mismatch otherwise.
@@ -103,11 +115,14 @@ std::string compare_outputs(const CaseData &d, const float *got) {
     int64_t bad = 0, first = -1;
     for (int64_t i = 0; i < n; i++) {
         const float r = d.reference[i], g = got[i];
+        const double diff = std::fabs(double(g) - double(r));
         bool ok;
-        if (d.c->op == PoolOp::max) {
+        if (d.conv) {
+            ok = diff <= kConvTolerance * (1.0 + std::fabs(double(r)));
+        } else if (d.pool->op == PoolOp::max) {
             ok = std::memcmp(&r, &g, sizeof(float)) == 0 || r == g;  // exact (+0 == -0 accepted)
         } else {
-            ok = std::fabs(double(g) - double(r)) <= kAvgRelativeTolerance * std::fabs(double(r));
+            ok = diff <= kAvgRelativeTolerance * std::fabs(double(r));
         }
         if (!ok) {
             if (first < 0) first = i;
@@ -134,25 +149,26 @@ public:
     virtual std::string label() const = 0;
 };
 
-class PoolconvRunner final : public Runner {
+std::string poolconv_label() { return std::string("isa=") + poolconv::isa_name(poolconv::active_isa()); }
+
+class PoolconvPoolRunner final : public Runner {
 public:
-    explicit PoolconvRunner(const CaseData &d)
-        : d_(d), output_(element_count(d.geometry.output_shape)),
-          indices_(d.c->indices ? element_count(d.geometry.output_shape) : 0) {
+    explicit PoolconvPoolRunner(const CaseData &d)
+        : d_(d), output_(element_count(d.output_shape)), indices_(d.pool->indices ? element_count(d.output_shape) : 0) {
         using poolconv::DType;
         using poolconv::TensorView;
-        in_ = TensorView::dense(DType::f32, d.c->input_shape, static_cast<const void *>(d.input.data()));
-        out_ = TensorView::dense(DType::f32, d.geometry.output_shape, static_cast<void *>(output_.data()));
-        idx_ = TensorView::dense(DType::i64, d.geometry.output_shape, static_cast<void *>(indices_.data()));
-        if (d.c->op == PoolOp::max) {
-            max_attributes_ = d.c->max_attributes();
+        in_ = TensorView::dense(DType::f32, d.pool->input_shape, static_cast<const void *>(d.input.data()));
+        out_ = TensorView::dense(DType::f32, d.output_shape, static_cast<void *>(output_.data()));
+        idx_ = TensorView::dense(DType::i64, d.output_shape, static_cast<void *>(indices_.data()));
+        if (d.pool->op == PoolOp::max) {
+            max_attributes_ = d.pool->max_attributes();
         } else {
-            avg_attributes_ = d.c->avg_attributes();
+            avg_attributes_ = d.pool->avg_attributes();
         }
     }
     void run() override {
-        if (d_.c->op == PoolOp::max) {
-            poolconv::max_pool(in_, out_, max_attributes_, d_.c->indices ? &idx_ : nullptr);
+        if (d_.pool->op == PoolOp::max) {
+            poolconv::max_pool(in_, out_, max_attributes_, d_.pool->indices ? &idx_ : nullptr);
         } else {
             poolconv::avg_pool(in_, out_, avg_attributes_);
         }
@@ -161,10 +177,10 @@ public:
     // Default MaxPool attributes: axis 0, row-major, so an index addresses the whole input tensor.
     // Each must be in the output's own (n, c) plane and point at a value equal to the output.
     std::string extra_check() override {
-        if (!d_.c->indices) return "";
+        if (!d_.pool->indices) return "";
         const int64_t n = indices_.size(), in_count = d_.input.size();
-        const int64_t out_plane = n / (d_.geometry.output_shape[0] * d_.geometry.output_shape[1]);
-        const int64_t in_plane = in_count / (d_.c->input_shape[0] * d_.c->input_shape[1]);
+        const int64_t out_plane = n / (d_.output_shape[0] * d_.output_shape[1]);
+        const int64_t in_plane = in_count / (d_.pool->input_shape[0] * d_.pool->input_shape[1]);
         for (int64_t i = 0; i < n; i++) {
             const int64_t idx = indices_[i];
             if (idx < 0 || idx >= in_count || idx / in_plane != i / out_plane || d_.input[idx] != output_[i]) {
@@ -174,7 +190,7 @@ public:
         }
         return "";
     }
-    std::string label() const override { return std::string("isa=") + poolconv::isa_name(poolconv::active_isa()); }
+    std::string label() const override { return poolconv_label(); }
 
 private:
     const CaseData &d_;
@@ -185,48 +201,118 @@ private:
     poolconv::AvgPoolAttributes avg_attributes_;
 };
 
-class OnednnRunner final : public Runner {
+class PoolconvConvRunner final : public Runner {
 public:
-    OnednnRunner(const CaseData &d, OnednnLayout layout)
-        : pool_(*d.c, d.geometry.output_shape, d.geometry.pads_begin, layout, d.input.data()),
-          output_(element_count(d.geometry.output_shape)) {}
-    void run() override { pool_.execute(); }
-    const float *plain_output() override {
-        pool_.output_to_plain(output_.data());
-        return output_.data();
-    }
-    std::string label() const override { return pool_.description(); }
+    explicit PoolconvConvRunner(const CaseData &d)
+        : output_(element_count(d.output_shape)),
+          in_(view(d.conv->input_shape, d.input.data())),
+          out_(view(d.output_shape, output_.data())),
+          bias_(view({d.conv->weights_shape[0]}, d.bias.data())),
+          conv_(view(d.conv->weights_shape, d.weights.data()), &bias_, d.conv->attributes()) {}
+    void run() override { conv_.run(in_, out_); }
+    const float *plain_output() override { return output_.data(); }
+    std::string label() const override { return poolconv_label(); }
 
 private:
-    OnednnPool pool_;
+    static poolconv::TensorView view(std::vector<int64_t> shape, float *data) {
+        return poolconv::TensorView::dense(poolconv::DType::f32, std::move(shape), static_cast<void *>(data));
+    }
+    AlignedBuffer<float> output_;
+    poolconv::TensorView in_, out_, bias_;
+    poolconv::PreparedConvolution conv_;  // packs the weights once
+};
+
+// OnednnPool or OnednnConv.
+template <typename Primitive>
+class OnednnRunner final : public Runner {
+public:
+    template <typename... Args>
+    OnednnRunner(int64_t output_count, Args &&...args) : primitive_(std::forward<Args>(args)...), output_(output_count) {}
+    void run() override { primitive_.execute(); }
+    const float *plain_output() override {
+        primitive_.output_to_plain(output_.data());
+        return output_.data();
+    }
+    std::string label() const override { return primitive_.description(); }
+
+private:
+    Primitive primitive_;
     AlignedBuffer<float> output_;
 };
 
+std::unique_ptr<Runner> make_onednn_runner(const CaseData &d, OnednnLayout layout) {
+    const int64_t count = element_count(d.output_shape);
+    if (d.pool) {
+        return std::make_unique<OnednnRunner<OnednnPool>>(count, *d.pool, d.output_shape, d.pads_begin, layout,
+                                                          d.input.data());
+    }
+    return std::make_unique<OnednnRunner<OnednnConv>>(count, *d.conv, d.output_shape, d.pads_begin, d.pads_end, layout,
+                                                      d.input.data(), d.weights.data(), d.bias.data());
+}
+
 std::unique_ptr<Runner> make_runner(const CaseData &d, Impl impl) {
     switch (impl) {
-    case Impl::poolconv: return std::make_unique<PoolconvRunner>(d);
-    case Impl::onednn_nchw: return std::make_unique<OnednnRunner>(d, OnednnLayout::plain);
-    case Impl::onednn_blocked: return std::make_unique<OnednnRunner>(d, OnednnLayout::blocked);
+    case Impl::poolconv:
+        if (d.pool) return std::make_unique<PoolconvPoolRunner>(d);
+        return std::make_unique<PoolconvConvRunner>(d);
+    case Impl::onednn_nchw: return make_onednn_runner(d, OnednnLayout::plain);
+    case Impl::onednn_blocked: return make_onednn_runner(d, OnednnLayout::blocked);
     }
     return nullptr;
 }
 
+void fill_uniform(AlignedBuffer<float> &b, std::mt19937 &rng, float lo, float hi) {
+    std::uniform_real_distribution<float> dist(lo, hi);
+    for (int64_t i = 0; i < b.size(); i++) b[i] = dist(rng);
+}
+
+// The reference output: oneDNN NCHW on the case's data.
+void compute_reference(CaseData &d) {
+    const int64_t out_count = element_count(d.output_shape);
+    d.reference = AlignedBuffer<float>(out_count);
+    std::unique_ptr<Runner> reference = make_onednn_runner(d, OnednnLayout::plain);
+    reference->run();
+    std::memcpy(d.reference.data(), reference->plain_output(), static_cast<std::size_t>(out_count) * sizeof(float));
+}
+
 std::unique_ptr<CaseData> make_case_data(const PoolCase &c) {
     auto d = std::make_unique<CaseData>();
-    d->c = &c;
-    d->geometry = c.geometry();
+    d->id = c.id;
+    d->pool = &c;
+    const poolconv::PoolGeometry g = c.geometry();
+    d->output_shape = g.output_shape;
+    d->pads_begin = g.pads_begin;
+    d->pads_end = g.pads_end;
     d->input = AlignedBuffer<float>(element_count(c.input_shape));
     // Max: values in [-1, 1). Avg: positive values, so that a relative tolerance is meaningful.
     std::mt19937 rng(12345);
-    std::uniform_real_distribution<float> dist(c.op == PoolOp::max ? -1.0f : 0.5f, c.op == PoolOp::max ? 1.0f : 1.5f);
-    for (int64_t i = 0; i < d->input.size(); i++) d->input[i] = dist(rng);
-
-    const int64_t out_count = element_count(d->geometry.output_shape);
+    fill_uniform(d->input, rng, c.op == PoolOp::max ? -1.0f : 0.5f, c.op == PoolOp::max ? 1.0f : 1.5f);
+    const int64_t out_count = element_count(d->output_shape);
     d->bytes = double(d->input.size() * 4 + out_count * 4 + (c.indices ? out_count * 8 : 0));
-    d->reference = AlignedBuffer<float>(out_count);
-    OnednnRunner reference(*d, OnednnLayout::plain);
-    reference.run();
-    std::memcpy(d->reference.data(), reference.plain_output(), static_cast<std::size_t>(out_count) * sizeof(float));
+    compute_reference(*d);
+    return d;
+}
+
+std::unique_ptr<CaseData> make_case_data(const ConvCase &c) {
+    auto d = std::make_unique<CaseData>();
+    d->id = c.id;
+    d->conv = &c;
+    const poolconv::ConvGeometry g = c.geometry();
+    d->output_shape = g.output_shape;
+    d->pads_begin = g.pads_begin;
+    d->pads_end = g.pads_end;
+    d->input = AlignedBuffer<float>(element_count(c.input_shape));
+    d->weights = AlignedBuffer<float>(element_count(c.weights_shape));
+    d->bias = AlignedBuffer<float>(c.weights_shape[0]);
+    // Inputs in [-1, 1), weights scaled by 1/sqrt(fan-in): outputs of order 1.
+    std::mt19937 rng(12345);
+    fill_uniform(d->input, rng, -1.0f, 1.0f);
+    const float scale = 1.0f / std::sqrt(float(d->weights.size() / c.weights_shape[0]));
+    fill_uniform(d->weights, rng, -scale, scale);
+    fill_uniform(d->bias, rng, -0.5f, 0.5f);
+    d->bytes = double((d->input.size() + d->weights.size() + d->bias.size() + element_count(d->output_shape)) * 4);
+    d->flops = c.flops();
+    compute_reference(*d);
     return d;
 }
 
@@ -241,16 +327,17 @@ struct Prepared {
 // probing, repetitions). Only the current shape's data is kept, to bound memory.
 class SetupCache {
 public:
-    const CaseData &case_data(const PoolCase &c) {
-        if (!current_ || current_->c != &c) {
+    using MakeData = std::function<std::unique_ptr<CaseData>()>;
+    const CaseData &case_data(const std::string &id, const MakeData &make) {
+        if (!current_ || current_->id != id) {
             prepared_.clear();
             current_.reset();
-            current_ = make_case_data(c);
+            current_ = make();
         }
         return *current_;
     }
-    Prepared &prepared(const PoolCase &c, Impl impl, int threads) {
-        const CaseData &d = case_data(c);
+    Prepared &prepared(const std::string &id, const MakeData &make, Impl impl, int threads) {
+        const CaseData &d = case_data(id, make);
         const std::string key = std::string(impl_name(impl)) + "/" + std::to_string(threads);
         auto it = prepared_.find(key);
         if (it != prepared_.end()) return it->second;
@@ -265,7 +352,7 @@ public:
             p.error = e.what();
         }
         if (!p.error.empty()) {
-            p.error = c.id + "/" + impl_name(impl) + ": " + p.error;
+            p.error = id + "/" + impl_name(impl) + ": " + p.error;
             p.runner.reset();
         }
         return p;
@@ -281,26 +368,26 @@ SetupCache &setup_cache() {
     return cache;
 }
 
-void run_benchmark(benchmark::State &state, const PoolCase &c, Impl impl, int threads) {
+void run_benchmark(benchmark::State &state, const std::string &id, const SetupCache::MakeData &make, Impl impl,
+                   int threads) {
     poolconv::set_num_threads(threads);
     onednn_set_num_threads(threads);
     // Error strings must outlive the report; they are few, so keep them all.
     static std::map<std::string, std::string> errors;
+    std::string &error = errors[id + impl_name(impl) + std::to_string(threads)];
     Prepared *p = nullptr;
     const CaseData *d = nullptr;
     try {
-        d = &setup_cache().case_data(c);
-        p = &setup_cache().prepared(c, impl, threads);
+        d = &setup_cache().case_data(id, make);
+        p = &setup_cache().prepared(id, make, impl, threads);
     } catch (const std::exception &e) {
-        std::string &msg = errors[c.id + impl_name(impl) + std::to_string(threads)];
-        msg = c.id + ": setup failed: " + e.what();
-        state.SkipWithError(msg.c_str());
+        error = id + ": setup failed: " + e.what();
+        state.SkipWithError(error.c_str());
         return;
     }
     if (!p->runner) {
-        std::string &msg = errors[c.id + impl_name(impl) + std::to_string(threads)];
-        msg = p->error;
-        state.SkipWithError(msg.c_str());
+        error = p->error;
+        state.SkipWithError(error.c_str());
         return;
     }
     Runner &runner = *p->runner;
@@ -309,9 +396,71 @@ void run_benchmark(benchmark::State &state, const PoolCase &c, Impl impl, int th
         runner.run();
     }
     state.counters["GB/s"] = benchmark::Counter(d->bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    if (d->flops > 0) {
+        state.counters["GFLOP/s"] = benchmark::Counter(d->flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    }
     char bytes[64];
     std::snprintf(bytes, sizeof bytes, "%.2f MB/iter; ", d->bytes * 1e-6);
     state.SetLabel(bytes + p->label);
+}
+
+// ---- FMA peak: 24 independent accumulators per thread, so neither latency nor memory limits it ----
+
+constexpr int64_t kPeakSteps = 1 << 18;  // iterations of 24 FMAs per thread per benchmark iteration
+
+__attribute__((target("avx512f"))) float fma_loop_avx512(float seed) {
+    __m512 acc[24];
+    const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(seed * 1e-7f);
+    for (int i = 0; i < 24; i++) acc[i] = _mm512_set1_ps(seed + float(i));
+    for (int64_t s = 0; s < kPeakSteps; s++) {
+#pragma GCC unroll 24  // every accumulator in its own register
+        for (int i = 0; i < 24; i++) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+    }
+    float out[16];
+    __m512 sum = acc[0];
+    for (int i = 1; i < 24; i++) sum = _mm512_add_ps(sum, acc[i]);
+    _mm512_storeu_ps(out, sum);
+    return out[0] + out[15];
+}
+
+__attribute__((target("avx2,fma"))) float fma_loop_avx2(float seed) {
+    __m256 acc[12];
+    const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(seed * 1e-7f);
+    for (int i = 0; i < 12; i++) acc[i] = _mm256_set1_ps(seed + float(i));
+    for (int64_t s = 0; s < 2 * kPeakSteps; s++) {
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+    }
+    float out[8];
+    __m256 sum = acc[0];
+    for (int i = 1; i < 12; i++) sum = _mm256_add_ps(sum, acc[i]);
+    _mm256_storeu_ps(out, sum);
+    return out[0] + out[7];
+}
+
+bool has_avx512() { return __builtin_cpu_supports("avx512f"); }
+
+// FLOPs of one fma_loop call (either width: both do 24 * 16 lanes * kPeakSteps multiply-adds).
+constexpr double kPeakLoopFlops = 2.0 * 24 * 16 * kPeakSteps;
+
+void run_peak(benchmark::State &state, int threads) {
+    if (!has_avx512() && !__builtin_cpu_supports("fma")) {
+        state.SkipWithError("PEAK: this CPU has no FMA");
+        return;
+    }
+    volatile float sink = 0;
+    auto one = [](float seed) { return has_avx512() ? fma_loop_avx512(seed) : fma_loop_avx2(seed); };
+    for (auto _ : state) {
+        std::vector<std::thread> pool;
+        std::vector<float> results(static_cast<std::size_t>(threads));
+        for (int t = 1; t < threads; t++) pool.emplace_back([&, t] { results[t] = one(float(t)); });
+        results[0] = one(0.5f);
+        for (std::thread &t : pool) t.join();
+        sink = sink + results[0];
+    }
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(kPeakLoopFlops * threads * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.SetLabel(has_avx512() ? "AVX-512 FMA, 24 accumulators" : "AVX2 FMA, 12 accumulators");
 }
 
 }  // namespace
@@ -328,15 +477,28 @@ int main(int argc, char **argv) {
     argc = static_cast<int>(args.size()) - 1;
     argv = args.data();
 
-    static const std::vector<PoolCase> cases = pool_cases();
-    for (const PoolCase &c : cases) {
+    auto add = [](const std::string &id, Impl impl, int threads, SetupCache::MakeData make) {
+        const std::string name = id + "/" + impl_name(impl) + "/" + std::to_string(threads) + "t";
+        benchmark::RegisterBenchmark(name.c_str(), [id, impl, threads, make](benchmark::State &state) {
+            run_benchmark(state, id, make, impl, threads);
+        })->UseRealTime()->Unit(benchmark::kMicrosecond);
+    };
+    static const std::vector<PoolCase> pools = pool_cases();
+    static const std::vector<ConvCase> convs = conv_cases();
+    for (const PoolCase &c : pools) {
         for (int threads : kThreadCounts) {
-            for (Impl impl : kImpls) {
-                const std::string name = c.id + "/" + impl_name(impl) + "/" + std::to_string(threads) + "t";
-                benchmark::RegisterBenchmark(name.c_str(), [&c, impl, threads](benchmark::State &state) {
-                    run_benchmark(state, c, impl, threads);
-                })->UseRealTime()->Unit(benchmark::kMicrosecond);
-            }
+            for (Impl impl : kImpls) add(c.id, impl, threads, [&c] { return make_case_data(c); });
+        }
+    }
+    for (int threads : kThreadCounts) {
+        const std::string name = "PEAK/fma/" + std::to_string(threads) + "t";
+        benchmark::RegisterBenchmark(name.c_str(), [threads](benchmark::State &state) { run_peak(state, threads); })
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+    }
+    for (const ConvCase &c : convs) {
+        for (int threads : kThreadCounts) {
+            for (Impl impl : kImpls) add(c.id, impl, threads, [&c] { return make_case_data(c); });
         }
     }
 
@@ -345,7 +507,8 @@ int main(int argc, char **argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::AddCustomContext("poolconv_isa", poolconv::isa_name(poolconv::active_isa()));
     benchmark::AddCustomContext("onednn", onednn_version());
-    for (const PoolCase &c : cases) benchmark::AddCustomContext(c.id, c.description);
+    for (const PoolCase &c : pools) benchmark::AddCustomContext(c.id, c.description);
+    for (const ConvCase &c : convs) benchmark::AddCustomContext(c.id, c.description);
     benchmark::RunSpecifiedBenchmarks(reporters.display.get(), reporters.file.get());
     benchmark::Shutdown();
     return 0;

@@ -1,4 +1,4 @@
-// poolconv: MaxPool / AvgPool on .npy files, and shape inference. Run `poolconv --help`.
+// poolconv: MaxPool / AvgPool / Convolution on .npy files, and shape inference. Run `poolconv --help`.
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,7 +22,7 @@
 namespace poolconv::cli {
 namespace {
 
-constexpr const char kHelp[] = R"(poolconv: MaxPool and AvgPool (OpenVINO / ONNX semantics) on NumPy .npy files
+constexpr const char kHelp[] = R"(poolconv: MaxPool, AvgPool and Convolution (OpenVINO / ONNX semantics) on NumPy .npy files
 
 Usage:
   poolconv maxpool -i X.npy -o Y.npy [--indices I.npy] --kernel K,.. [--strides S,..] [--dilations D,..]
@@ -32,9 +32,12 @@ Usage:
   poolconv avgpool -i X.npy -o Y.npy --kernel K,.. [--strides ..] [--dilations ..] [--pads-begin ..]
                    [--pads-end ..] [--auto-pad ..] [--rounding ..]
                    [--exclude-pad | --include-pad | --include-pad-openvino] [--threads N]
+  poolconv conv -i X.npy -w W.npy [-b B.npy] -o Y.npy [--strides ..] [--dilations ..] [--pads-begin ..]
+                   [--pads-end ..] [--auto-pad ..] [--group G] [--activation none|relu|relu6|clamp]
+                   [--clamp MIN,MAX] [--threads N]
   poolconv shape maxpool|avgpool --input-shape N,C,.. --kernel K,.. [the attributes above]
   poolconv shape conv --input-shape N,C,.. --weights-shape O,I,.. [--strides ..] [--dilations ..]
-                   [--pads-begin ..] [--pads-end ..] [--auto-pad ..]
+                   [--pads-begin ..] [--pads-end ..] [--auto-pad ..] [--group G]
   poolconv --help | -h          (also after a command: poolconv maxpool --help)
   poolconv --version
 
@@ -42,8 +45,9 @@ Tensors are .npy files (format 1.0, 2.0 or 3.0; little-endian, C order) of shape
 N,C,D,H,W. The dtype comes from the input file and the output has the same dtype.
   maxpool: float32 (<f4), float16 (<f2), float64 (<f8), int8 (|i1), uint8 (|u1)
   avgpool: float32, float16 (accumulated in float32)
+  conv:    float32, float16 (accumulated in float32); weights and bias have the input's dtype
 `shape` prints one JSON line: {"output_shape":[..],"pads_begin":[..],"pads_end":[..]}, the pads
-being those applied after --auto-pad is resolved. `shape conv` is not available yet (exit 2).
+being those applied after --auto-pad is resolved.
 
 Options (lists have one integer per spatial dimension, outermost first, comma-separated, no spaces;
 an option's value is the next argument or follows '=': --kernel=3,3):
@@ -52,8 +56,11 @@ an option's value is the next argument or follows '=': --kernel=3,3):
                         directory, renamed into place once every output is complete)
   --indices PATH        maxpool: also write the argmax indices (position in the input, padding not
                         counted), same shape as the output
+  -w PATH               conv: weights .npy, C_out,C_in/G,k.. (ONNX), or G,C_out/G,C_in/G,k..
+                        (OpenVINO GroupConvolution: one dimension more than the input)
+  -b PATH               conv: bias .npy, shape C_out (default: no bias)
   --input-shape N,C,..  shape: the input shape
-  --weights-shape O,I,..  shape conv: the weights shape (C_out, C_in/group, kernel...)
+  --weights-shape O,I,..  shape conv: the weights shape, either layout as for -w
   --kernel K,..         window size, each >= 1 (required for maxpool and avgpool)
   --strides S,..        each >= 1 (default 1)
   --dilations D,..      each >= 1 (default 1)
@@ -77,6 +84,10 @@ an option's value is the next argument or follows '=': --kernel=3,3):
                         count_include_pad=1, PyTorch)
   --include-pad-openvino  avgpool divisor as OpenVINO exclude-pad=false: the whole kernel volume if
                         any pad is non-zero, else the elements inside the input
+  --group G             conv: groups (default 1; C_in and C_out must divide by it; G = C_in is
+                        depthwise). Grouped (OpenVINO) weights carry G; --group must then match
+  --activation A        conv: applied after the bias: none (default), relu, relu6, or clamp
+  --clamp MIN,MAX       conv: the bounds of --activation clamp (required with it)
   --threads N           worker threads (0..1024; 0 = default; no effect on `shape`)
 
 Environment:
@@ -89,11 +100,13 @@ Exit status:
   0  success
   1  the data or the run failed: missing, unreadable, corrupt or unsupported .npy file (bad header,
      truncated, Fortran order, big-endian, unsupported dtype), attributes that do not fit the input
-     tensor (list length vs rank, output size < 1, overflow), an output that cannot be written,
+     tensor (list length vs rank, output size < 1, overflow; conv: channel counts that do not
+     match the weights or divide by the group, a bias of the wrong length or dtype), an output
+     that cannot be written,
      out of memory
   2  the command line is invalid: unknown, missing, repeated or misplaced option, malformed number
      or list, attribute out of range, unknown mode; for `shape`, attributes that do not fit
-     --input-shape; `shape conv` (not available yet)
+     --input-shape / --weights-shape
 On an error, one line starting with "poolconv: " goes to stderr and no output file is written.
 )";
 
@@ -146,11 +159,32 @@ AvgPoolAttributes avg_attributes(const Options &o) {
     return a;
 }
 
+// Convolution attributes from the command line. Weights with one dimension more than the input
+// are OpenVINO GroupConvolution weights (G, C_out/G, C_in/G, k...).
+ConvAttributes conv_attributes(const Options &o, std::size_t input_rank, std::size_t weights_rank) {
+    ConvAttributes a;
+    a.strides = o.pool.strides;
+    a.dilations = o.pool.dilations;
+    a.pads_begin = o.pool.pads_begin;
+    a.pads_end = o.pool.pads_end;
+    a.auto_pad = o.pool.auto_pad;
+    a.group = o.group;
+    a.weights_layout = weights_rank == input_rank + 1 ? WeightsLayout::grouped : WeightsLayout::onnx;
+    a.activation = o.activation;
+    a.clamp_min = o.clamp_min;
+    a.clamp_max = o.clamp_max;
+    return a;
+}
+
 void run_shape(const Options &o) {
-    if (o.shape_op == ShapeOp::conv) throw UsageError("shape conv: convolution is not available yet");
     PoolGeometry g;
     try {
-        g = infer_pool_shape(o.input_shape, o.pool);
+        if (o.shape_op == ShapeOp::conv) {
+            g = infer_conv_shape(o.input_shape, o.weights_shape,
+                                 conv_attributes(o, o.input_shape.size(), o.weights_shape.size()));
+        } else {
+            g = infer_pool_shape(o.input_shape, o.pool);
+        }
         if (o.shape_op == ShapeOp::maxpool) check_axis(o, o.input_shape.size());
     } catch (const Error &e) {
         throw UsageError(e.what());  // everything came from the command line
@@ -228,6 +262,20 @@ void run_pool(const Options &o) {
     }
 }
 
+void run_conv(const Options &o) {
+    if (o.threads >= 0) set_num_threads(o.threads);
+    npy::Array x = npy::load(o.input);
+    npy::Array w = npy::load(o.weights);
+    std::unique_ptr<npy::Array> b;
+    if (!o.bias.empty()) b = std::make_unique<npy::Array>(npy::load(o.bias));
+    const ConvAttributes a = conv_attributes(o, x.shape.size(), w.shape.size());
+    const ConvGeometry g = infer_conv_shape(x.shape, w.shape, a);
+    const std::unique_ptr<uint8_t[]> y = allocate(x.dtype, g.output_shape);
+    const TensorView b_view = b ? b->view() : TensorView{};
+    convolution(x.view(), w.view(), b ? &b_view : nullptr, TensorView::dense(x.dtype, g.output_shape, y.get()), a);
+    npy::PendingFile(o.output, x.dtype, g.output_shape, y.get()).commit();
+}
+
 int run(int argc, const char *const argv[]) {
     const Options o = parse_command_line(argc, argv);
     switch (o.command) {
@@ -236,6 +284,7 @@ int run(int argc, const char *const argv[]) {
     case Command::shape: run_shape(o); break;
     case Command::maxpool:
     case Command::avgpool: run_pool(o); break;
+    case Command::conv: run_conv(o); break;
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <charconv>
+#include <cmath>
 #include <string_view>
 #include <utility>
 
@@ -15,8 +16,10 @@ enum : unsigned {
     kShapeMax = 4,
     kShapeAvg = 8,
     kShapeConv = 16,
+    kConv = 32,
     kPools = kMax | kAvg | kShapeMax | kShapeAvg,
-    kAll = kPools | kShapeConv,
+    kConvs = kConv | kShapeConv,
+    kAll = kPools | kConvs,
 };
 
 struct Flag {
@@ -26,8 +29,10 @@ struct Flag {
 };
 
 constexpr Flag kFlags[] = {
-    {"-i", true, kMax | kAvg},
-    {"-o", true, kMax | kAvg},
+    {"-i", true, kMax | kAvg | kConv},
+    {"-o", true, kMax | kAvg | kConv},
+    {"-w", true, kConv},
+    {"-b", true, kConv},
     {"--indices", true, kMax},
     {"--input-shape", true, kShapeMax | kShapeAvg | kShapeConv},
     {"--weights-shape", true, kShapeConv},
@@ -44,7 +49,10 @@ constexpr Flag kFlags[] = {
     {"--exclude-pad", false, kAvg | kShapeAvg},
     {"--include-pad", false, kAvg | kShapeAvg},
     {"--include-pad-openvino", false, kAvg | kShapeAvg},
-    {"--threads", true, kAll},
+    {"--group", true, kConvs},
+    {"--activation", true, kConv},
+    {"--clamp", true, kConv},
+    {"--threads", true, kMax | kAvg | kConv | kShapeMax | kShapeAvg | kShapeConv},
 };
 
 const Flag *find_flag(std::string_view name) {
@@ -64,6 +72,16 @@ int64_t parse_int(const std::string &flag, std::string_view text) {
     if (ec == std::errc::result_out_of_range) throw UsageError(flag + ": " + quoted(text) + " is out of the int64 range");
     if (ec != std::errc() || ptr != end) throw UsageError(flag + ": " + quoted(text) + " is not an integer");
     return value;
+}
+
+float parse_float(const std::string &flag, const std::string &text) {
+    double value = 0;
+    const char *begin = text.data(), *end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(static_cast<float>(value))) {
+        throw UsageError(flag + ": " + quoted(text) + " is not a finite number");
+    }
+    return static_cast<float>(value);
 }
 
 // "3,3" -> {3, 3}; every entry >= min_value.
@@ -102,13 +120,14 @@ unsigned where_bit(const Options &o) {
     switch (o.command) {
     case Command::maxpool: return kMax;
     case Command::avgpool: return kAvg;
+    case Command::conv: return kConv;
     case Command::shape:
         return o.shape_op == ShapeOp::maxpool ? kShapeMax : o.shape_op == ShapeOp::avgpool ? kShapeAvg : kShapeConv;
     default: return 0;
     }
 }
 
-void check_spatial_lengths(const Options &o, const std::vector<std::pair<const char *, const std::vector<int64_t> *>> &lists) {
+void check_spatial_lengths(const std::vector<std::pair<const char *, const std::vector<int64_t> *>> &lists) {
     // The reference length: the kernel's, or for conv the first list given.
     std::size_t expected = 0;
     const char *reference = nullptr;
@@ -117,9 +136,9 @@ void check_spatial_lengths(const Options &o, const std::vector<std::pair<const c
         if (!reference) {
             reference = name;
             expected = values->size();
-            if (expected > 3 && o.shape_op != ShapeOp::conv) {
+            if (expected > 3) {
                 throw UsageError(std::string(name) + ": " + std::to_string(expected) +
-                                 " values, but pooling takes 1 to 3 spatial dimensions");
+                                 " values, but operators take 1 to 3 spatial dimensions");
             }
         } else if (values->size() != expected) {
             throw UsageError(std::string(name) + ": " + std::to_string(values->size()) + " values, but " + reference +
@@ -134,6 +153,7 @@ std::string command_name(const Options &o) {
     switch (o.command) {
     case Command::maxpool: return "maxpool";
     case Command::avgpool: return "avgpool";
+    case Command::conv: return "conv";
     case Command::shape:
         return o.shape_op == ShapeOp::maxpool   ? "shape maxpool"
                : o.shape_op == ShapeOp::avgpool ? "shape avgpool"
@@ -144,7 +164,7 @@ std::string command_name(const Options &o) {
 
 Options parse_command_line(int argc, const char *const argv[]) {
     Options o;
-    if (argc < 2) throw UsageError("missing command (maxpool, avgpool or shape); see poolconv --help");
+    if (argc < 2) throw UsageError("missing command (maxpool, avgpool, conv or shape); see poolconv --help");
     const std::string command = argv[1];
     if (command == "--help" || command == "-h" || command == "help") return o;
     if (command == "--version") {
@@ -156,12 +176,15 @@ Options parse_command_line(int argc, const char *const argv[]) {
         o.command = Command::maxpool;
     } else if (command == "avgpool") {
         o.command = Command::avgpool;
+    } else if (command == "conv") {
+        o.command = Command::conv;
     } else if (command == "shape") {
         o.command = Command::shape;
     } else if (!command.empty() && command[0] == '-') {
-        throw UsageError("unknown option " + quoted(command) + " (the command comes first: maxpool, avgpool or shape)");
+        throw UsageError("unknown option " + quoted(command) +
+                         " (the command comes first: maxpool, avgpool, conv or shape)");
     } else {
-        throw UsageError("unknown command " + quoted(command) + " (expected maxpool, avgpool or shape)");
+        throw UsageError("unknown command " + quoted(command) + " (expected maxpool, avgpool, conv or shape)");
     }
 
     // Collect (flag, value) pairs in order; values are checked once the command is known.
@@ -203,7 +226,7 @@ Options parse_command_line(int argc, const char *const argv[]) {
     }
 
     const unsigned where = where_bit(o);
-    bool have_pad_mode = false;
+    bool have_pad_mode = false, have_clamp = false;
     for (const auto &[flag, value] : given) {
         const std::string name = flag->name;
         if (!(flag->where & where)) throw UsageError(name + " does not apply to " + command_name(o));
@@ -213,6 +236,25 @@ Options parse_command_line(int argc, const char *const argv[]) {
         } else if (name == "-o") {
             if (value.empty()) throw UsageError("-o: empty path");
             o.output = value;
+        } else if (name == "-w" || name == "-b") {
+            if (value.empty()) throw UsageError(name + ": empty path");
+            (name == "-w" ? o.weights : o.bias) = value;
+        } else if (name == "--group") {
+            o.group = parse_int(name, value);
+            if (o.group < 1) throw UsageError("--group: " + std::to_string(o.group) + " must be >= 1");
+        } else if (name == "--activation") {
+            o.activation = parse_choice<Activation>(name, value,
+                                                    {{"none", Activation::none},
+                                                     {"relu", Activation::relu},
+                                                     {"relu6", Activation::relu6},
+                                                     {"clamp", Activation::clamp}});
+        } else if (name == "--clamp") {
+            const std::size_t comma = value.find(',');
+            if (comma == std::string::npos) throw UsageError("--clamp: expected MIN,MAX, got " + quoted(value));
+            o.clamp_min = parse_float(name, value.substr(0, comma));
+            o.clamp_max = parse_float(name, value.substr(comma + 1));
+            if (!(o.clamp_min <= o.clamp_max)) throw UsageError("--clamp: MIN must be <= MAX, got " + quoted(value));
+            have_clamp = true;
         } else if (name == "--indices") {
             if (value.empty()) throw UsageError("--indices: empty path");
             o.indices = value;
@@ -267,12 +309,17 @@ Options parse_command_line(int argc, const char *const argv[]) {
             throw UsageError("shape conv: --weights-shape is required");
         }
     } else {
+        if (o.command == Command::conv && o.weights.empty()) throw UsageError("conv: -w (weights .npy) is required");
         if (o.input.empty()) throw UsageError(command_name(o) + ": -i (input .npy) is required");
         if (o.output.empty()) throw UsageError(command_name(o) + ": -o (output .npy) is required");
         if (!o.indices.empty() && o.indices == o.output) throw UsageError("-o and --indices name the same file");
     }
-    if (o.shape_op != ShapeOp::conv && o.pool.kernel.empty()) throw UsageError(command_name(o) + ": --kernel is required");
-    check_spatial_lengths(o, {{"--kernel", &o.pool.kernel},
+    if ((o.activation == Activation::clamp) != have_clamp) {
+        throw UsageError("--clamp MIN,MAX goes with --activation clamp, and only with it");
+    }
+    const bool is_conv = o.command == Command::conv || o.shape_op == ShapeOp::conv;
+    if (!is_conv && o.pool.kernel.empty()) throw UsageError(command_name(o) + ": --kernel is required");
+    check_spatial_lengths({{"--kernel", &o.pool.kernel},
                               {"--strides", &o.pool.strides},
                               {"--dilations", &o.pool.dilations},
                               {"--pads-begin", &o.pool.pads_begin},

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "poolconv/convolution.h"
 #include "poolconv/pooling.h"
 #include "poolconv/tensor.h"
 
@@ -17,15 +18,19 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-enum class Command { help, version, maxpool, avgpool, shape };
+enum class Command { help, version, maxpool, avgpool, conv, shape };
 enum class ShapeOp { none, maxpool, avgpool, conv };  // the operator of `shape`
 
 struct Options {
     Command command = Command::help;
     ShapeOp shape_op = ShapeOp::none;
     std::string input, output, indices;                // -i, -o, --indices ("" when absent)
+    std::string weights, bias;                         // conv: -w, -b ("" when absent)
     std::vector<int64_t> input_shape, weights_shape;  // shape only
-    PoolAttributes pool;                               // --kernel ... --rounding
+    PoolAttributes pool;                               // --kernel ... --rounding (conv: the window part)
+    int64_t group = 1;                                 // conv: --group
+    Activation activation = Activation::none;          // conv: --activation
+    float clamp_min = 0, clamp_max = 0;                // conv: --clamp (with --activation clamp)
     int64_t axis = 0;
     StorageOrder storage_order = StorageOrder::row_major;
     DType index_type = DType::i64;

@@ -125,6 +125,8 @@ public:
         stages.taps = {kx, ky, kz, ci};
         stages.kernel_x = weights.dim(0).extent();
         stages.kernel_y = weights.dim(1).extent();
+        stages.kernel_z = weights.dim(2).extent();
+        stages.output_width = output.dim(0).extent();
         stages.stride_x = stride[0];
         const schedules::TargetParams target = schedules::target_params(get_target());
         schedules::schedule_convolution(stages, target, depthwise ? target.depthwise_tile : target.conv_tile);

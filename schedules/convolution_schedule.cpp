@@ -1,7 +1,8 @@
 // Convolution schedule: one plan for every target, sized by TargetParams and a ConvTile.
 //
 // Plan (NCDHW, x = W is unit-stride; the tile is x_vectors x channels x rows, see ConvTile):
-//   output:  for z / for n, g, row tile, x chunk (one parallel task each; a chunk is 8 tiles wide)
+//   output:  for z / for n, g, row tile, x chunk (one parallel task each; a chunk is up to 8 tiles
+//            wide; depthwise: one task per channel plane)
 //              the zero-padded f32 input the task reads (every input channel of the group, the
 //              rows its windows cover) is copied into a scratch buffer, so taps are plain loads
 //              with no border tests
@@ -11,8 +12,9 @@
 //                the channels is guarded)
 //   Tiles are computed whole even at the edges (over-computing into padding channels and
 //   columns), which keeps every accumulator a register.
-//   Specialized: stride_x 1 (shifted dense loads) and 2 (deinterleaved loads), each with kernel_x
-//   3 or 1 (taps unrolled or no tap loop); anything else loads with gathers.
+//   Specialized: stride_x 1 (shifted dense loads) and 2 (deinterleaved loads), each with 3x3,
+//   3x3xk, 3 and 1x1 kernels (tap loops unrolled or gone) and kernel_x 3; anything else loads with
+//   gathers.
 #include "schedules/convolution_schedule.h"
 
 #include <string>
@@ -26,7 +28,10 @@ using namespace Halide;
 void schedule_convolution(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile) {
     const int lanes = target.lanes(Float(32));
     const int tile_x = lanes * tile.x_vectors;
-    const int chunk_x = tile_x * 8;
+    // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
+    // (bounds inference cannot see that the guarded tiles of a short row stop early).
+    const Expr tiles_per_row = (s.output_width + tile_x - 1) / tile_x;
+    const Expr chunk_x = Halide::min(tiles_per_row, 8) * tile_x;
     if (kOutputChannelBlock % tile.channels != 0 || tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
         throw CompileError(std::string("convolution tile for ") + target.name +
                            " breaks the packing contract of schedules/conv_packing.h");
@@ -41,11 +46,15 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, cons
         .split(y, yo, yi, tile.rows, TailStrategy::GuardWithIf)
         .split(c, co, ci, tile.channels, TailStrategy::GuardWithIf)
         .reorder(xi, ci, yi, xo, co, xc, yo, g, n, z)
-        .vectorize(xi, lanes)
-        .fuse(xc, yo, task)
-        .fuse(task, g, task)
-        .fuse(task, n, task)
-        .parallel(task);
+        .vectorize(xi, lanes);
+    if (tile.channels > 1) {
+        // A task per chunk of a row: its padded input has every input channel of the group.
+        s.output.fuse(xc, yo, task).fuse(task, g, task).fuse(task, n, task);
+    } else {
+        // Depthwise: a task per channel plane; its padded input is that one plane.
+        s.output.fuse(g, n, task);
+    }
+    s.output.parallel(task);
 
     s.padded.compute_at(s.output, task).vectorize(s.padded.args()[0], lanes);
 
@@ -64,12 +73,18 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, cons
     const RVar &kx = s.taps[0], &ky = s.taps[1], &kz = s.taps[2], &tap_ci = s.taps[3];
     Stage taps = s.sum.update();
     taps.reorder(x, c, y, kx, ky, kz, tap_ci).vectorize(x, lanes).unroll(x).unroll(c).unroll(y);
+    // Constant tap counts let the tap loops unroll, leaving the input-channel loop innermost: LLVM
+    // keeps the accumulators in registers across a loop, but stores them after every iteration of
+    // the loop around it.
     for (int stride : {1, 2}) {
-        // 3-wide windows: unrolled taps along x (and along y when the tile has rows sharing them).
-        Stage k3 = taps.specialize(s.stride_x == stride && s.kernel_x == 3).unroll(kx);
-        if (tile.rows > 1) k3.specialize(s.kernel_y == 3).unroll(ky);
-        taps.specialize(s.stride_x == stride && s.kernel_x == 1);
-        taps.specialize(s.stride_x == stride);
+        const Expr dense = s.stride_x == stride;
+        const Expr planar = s.kernel_z == 1, row = s.kernel_y == 1 && s.kernel_z == 1;
+        taps.specialize(dense && s.kernel_x == 3 && s.kernel_y == 3 && planar).unroll(kx).unroll(ky);
+        taps.specialize(dense && s.kernel_x == 3 && s.kernel_y == 3).unroll(kx).unroll(ky).reorder(kx, ky, tap_ci, kz);
+        taps.specialize(dense && s.kernel_x == 3 && row).unroll(kx);
+        taps.specialize(dense && s.kernel_x == 1 && row);
+        taps.specialize(dense && s.kernel_x == 3).unroll(kx);
+        taps.specialize(dense);
     }
 }
 

@@ -16,8 +16,8 @@ struct ConvolutionStages {
     Halide::Func padded;              // (x, y, z, ci, g, n): the input in f32, zero outside it
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
 
-    // Runtime attributes the plan specializes on.
-    Halide::Expr kernel_x, kernel_y, stride_x;
+    // Runtime attributes the plan specializes on, and the output width it sizes x chunks by.
+    Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, output_width;
 };
 
 // Schedules the stages for `target` with accumulator tile `tile` (see ConvTile).

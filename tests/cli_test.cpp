@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/npy.h"
+#include "reference/reference_convolution.h"
 
 extern char **environ;
 
@@ -26,7 +27,11 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace npy = poolconv::npy;
+using poolconv::Activation;
+using poolconv::ConvAttributes;
 using poolconv::DType;
+using poolconv::TensorView;
+namespace reference = poolconv::reference;
 
 std::string read_file(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
@@ -395,20 +400,100 @@ TEST_F(CliTest, ShapePrintsJson) {
     }
 }
 
-TEST_F(CliTest, ShapeConvIsNotAvailableYet) {
-    const std::string err =
-        expect_failure({"shape", "conv", "--input-shape", "1,3,8,8", "--weights-shape", "4,3,3,3", "--strides", "1,1"},
-                       2, "shape conv: convolution is not available yet");
-    EXPECT_EQ(err, "poolconv: shape conv: convolution is not available yet\n");
+// The three examples of OpenVINO Convolution-1 (openvino-convolution-1.ja.txt), then groups.
+TEST_F(CliTest, ShapeConv) {
+    const std::pair<std::vector<std::string>, std::string> cases[] = {
+        {{"--input-shape", "1,5,128", "--weights-shape", "16,5,4", "--strides", "2", "--auto-pad", "valid"},
+         R"({"output_shape":[1,16,63],"pads_begin":[0],"pads_end":[0]})"},
+        {{"--input-shape", "1,3,224,224", "--weights-shape", "64,3,5,5", "--pads-begin", "2,2", "--pads-end", "2,2"},
+         R"({"output_shape":[1,64,224,224],"pads_begin":[2,2],"pads_end":[2,2]})"},
+        {{"--input-shape", "1,7,320,320,320", "--weights-shape", "32,7,3,3,3", "--dilations", "2,2,2", "--strides",
+          "3,3,3"},
+         R"({"output_shape":[1,32,106,106,106],"pads_begin":[0,0,0],"pads_end":[0,0,0]})"},
+        // Depthwise, ONNX layout, and the same as OpenVINO GroupConvolution weights (G, O/G, I/G, k..).
+        {{"--input-shape", "2,8,10,10", "--weights-shape", "8,1,3,3", "--group", "8", "--auto-pad", "same_upper",
+          "--strides", "2,2"},
+         R"({"output_shape":[2,8,5,5],"pads_begin":[0,0],"pads_end":[1,1]})"},
+        {{"--input-shape", "2,8,10,10", "--weights-shape", "8,1,1,3,3", "--auto-pad", "same_lower", "--strides", "2,2"},
+         R"({"output_shape":[2,8,5,5],"pads_begin":[1,1],"pads_end":[0,0]})"},
+    };
+    for (const auto &[args, json] : cases) {
+        std::vector<std::string> full = {"shape", "conv"};
+        full.insert(full.end(), args.begin(), args.end());
+        SCOPED_TRACE(json);
+        const Result r = run(full);
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.err, "");
+        EXPECT_EQ(r.out, json + "\n");
+    }
     expect_failure({"shape", "conv", "--input-shape", "1,3,8,8", "--weights-shape", "4,x"}, 2, "--weights-shape");
     expect_failure({"shape", "conv", "--input-shape", "1,3,8,8"}, 2, "--weights-shape is required");
+    expect_failure({"shape", "conv", "--input-shape", "1,3,8,8", "--weights-shape", "4,2,3,3"}, 2,
+                   "input has 3 channels but weights [4,2,3,3] with group 1 expect 2");
+    expect_failure({"shape", "conv", "--input-shape", "1,4,8,8", "--weights-shape", "6,1,3,3", "--group", "4"}, 2,
+                   "do not divide by group 4");
+    expect_failure({"shape", "conv", "--input-shape", "1,3,8,8", "--weights-shape", "4,3,3"}, 2,
+                   "1 kernel dimensions but the input [1,3,8,8] has 2 spatial dimensions");
+    expect_failure({"shape", "conv", "--input-shape", "1,3,8,8", "--weights-shape", "4,3,3,3", "--kernel", "3,3"}, 2,
+                   "--kernel does not apply to shape conv");
+}
+
+// conv end to end: the CLI's output equals the reference convolution, with bias, groups and a
+// fused activation; GroupConvolution weights give the same result; f16 keeps its dtype.
+TEST_F(CliTest, ConvMatchesTheReference) {
+    const std::vector<int64_t> x_shape = {2, 4, 7, 9}, w_shape = {6, 2, 3, 2}, y_shape = {2, 6, 3, 9};
+    std::vector<float> x(2 * 4 * 7 * 9), wt(6 * 2 * 3 * 2), b(6);
+    for (std::size_t i = 0; i < x.size(); i++) x[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) / 4.0f;
+    for (std::size_t i = 0; i < wt.size(); i++) wt[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) / 4.0f;
+    for (std::size_t i = 0; i < b.size(); i++) b[i] = static_cast<float>(i) - 2.5f;
+    save_f32("x.npy", x_shape, x);
+    save_f32("w.npy", w_shape, wt);
+    save_f32("b.npy", {6}, b);
+    save_f32("wg.npy", {2, 3, 2, 3, 2}, wt);  // the same memory as G, O/G, I/G, kH, kW
+    run_ok({"conv", "-i", w("x.npy"), "-w", w("w.npy"), "-b", w("b.npy"), "-o", w("y.npy"), "--group", "2",
+            "--strides", "2,1", "--pads-begin", "1,0", "--pads-end", "0,1", "--activation", "relu"});
+    run_ok({"conv", "-i", w("x.npy"), "-w", w("wg.npy"), "-b", w("b.npy"), "-o", w("yg.npy"), "--strides=2,1",
+            "--pads-begin=1,0", "--pads-end=0,1", "--activation=relu", "--threads=1"});
+
+    ConvAttributes a;
+    a.group = 2;
+    a.strides = {2, 1};
+    a.pads_begin = {1, 0};
+    a.pads_end = {0, 1};
+    a.activation = Activation::relu;
+    std::vector<float> expected(2 * 6 * 3 * 9);
+    const TensorView bias = TensorView::dense(DType::f32, {6}, b.data());
+    reference::convolution(TensorView::dense(DType::f32, x_shape, x.data()), TensorView::dense(DType::f32, w_shape, wt.data()),
+                           &bias, TensorView::dense(DType::f32, y_shape, expected.data()), a);
+    EXPECT_EQ(load_f32("y.npy", y_shape), expected);
+    EXPECT_EQ(load_f32("yg.npy", y_shape), expected);
+
+    // f16 in, f16 out; the inputs are small dyadic numbers, so the results are exact.
+    std::vector<uint16_t> xh(x.size()), wh(wt.size());
+    for (std::size_t i = 0; i < x.size(); i++) xh[i] = to_half(x[i]);
+    for (std::size_t i = 0; i < wt.size(); i++) wh[i] = to_half(wt[i]);
+    npy::save(w("xh.npy"), DType::f16, x_shape, xh.data());
+    npy::save(w("wh.npy"), DType::f16, w_shape, wh.data());
+    run_ok({"conv", "-i", w("xh.npy"), "-w", w("wh.npy"), "-o", w("yh.npy"), "--group", "2", "--strides", "2,1",
+            "--pads-begin", "1,0", "--pads-end", "0,1"});
+    a.activation = Activation::none;
+    reference::convolution(TensorView::dense(DType::f32, x_shape, x.data()), TensorView::dense(DType::f32, w_shape, wt.data()),
+                           nullptr, TensorView::dense(DType::f32, y_shape, expected.data()), a);
+    const npy::Array yh = npy::load(w("yh.npy"));
+    ASSERT_EQ(yh.dtype, DType::f16);
+    ASSERT_EQ(yh.shape, y_shape);
+    for (std::size_t i = 0; i < expected.size(); i++) {
+        uint16_t h;
+        std::memcpy(&h, &yh.bytes[2 * i], 2);
+        ASSERT_EQ(from_half(h), expected[i]) << "element " << i;
+    }
 }
 
 // --- help and version ---
 
 TEST_F(CliTest, HelpDocumentsEverything) {
     for (const std::vector<std::string> &args : {std::vector<std::string>{"--help"}, {"-h"}, {"maxpool", "--help"},
-                                                 {"avgpool", "--help"}, {"shape", "--help"}}) {
+                                                 {"avgpool", "--help"}, {"conv", "--help"}, {"shape", "--help"}}) {
         SCOPED_TRACE(args.front());
         const Result r = run(args);
         EXPECT_EQ(r.status, 0);
@@ -418,7 +503,7 @@ TEST_F(CliTest, HelpDocumentsEverything) {
               "--pads-begin", "--pads-end", "--auto-pad", "explicit", "valid", "same_upper", "same_lower", "--rounding",
               "floor", "ceil", "ceil_torch", "--axis", "--storage-order", "row", "col", "--index-type", "i64", "i32",
               "--exclude-pad", "--include-pad", "--include-pad-openvino", "--input-shape", "--weights-shape",
-              "--threads", "--help", "POOLCONV_NUM_THREADS", "POOLCONV_ISA", "Exit status", "  0 ", "  1 ", "  2 ",
+              "--threads", "-w ", "-b ", "--group", "--activation", "relu6", "--clamp", "--help", "POOLCONV_NUM_THREADS", "POOLCONV_ISA", "Exit status", "  0 ", "  1 ", "  2 ",
               "output_shape", "pads_begin", "pads_end"}) {
             EXPECT_NE(r.out.find(word), std::string::npos) << "help does not mention " << word;
         }
@@ -467,7 +552,7 @@ TEST_F(CliErrorTest, UsageErrors) {
     expect_failure(maxpool({"--kernel", "2,2", "--dilations", "1,-1"}), 2, "--dilations: entry 1 is -1");
     expect_failure(maxpool({"--kernel", "2,2", "--pads-begin", "-1,0"}), 2, "--pads-begin: entry 0 is -1");
     expect_failure(maxpool({"--kernel", "2,2", "--strides", "1,1,1"}), 2, "--strides: 3 values, but --kernel has 2");
-    expect_failure(maxpool({"--kernel", "2,2,2,2"}), 2, "pooling takes 1 to 3 spatial dimensions");
+    expect_failure(maxpool({"--kernel", "2,2,2,2"}), 2, "operators take 1 to 3 spatial dimensions");
     expect_failure(maxpool({"--kernel", "2,2", "--auto-pad", "same"}), 2, "--auto-pad: unknown value 'same'");
     expect_failure(maxpool({"--kernel", "2,2", "--rounding", "round"}), 2, "--rounding: unknown value 'round'");
     expect_failure(maxpool({"--kernel", "2,2", "--index-type", "i16"}), 2, "--index-type: unknown value 'i16'");
@@ -539,6 +624,41 @@ TEST_F(CliErrorTest, DataErrors) {
     std::ofstream(w("huge.npy"), std::ios::binary)
         << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(dict.size() + 1) << '\0' << dict << '\n';
     expect_failure({"maxpool", "-i", w("huge.npy"), "-o", y_, "--kernel", "2,2"}, 1, "truncated");
+}
+
+TEST_F(CliErrorTest, ConvErrors) {
+    // Usage
+    save_f32("w.npy", {2, 1, 2, 2}, std::vector<float>(8, 0.5f));
+    const std::string wt = w("w.npy");
+    expect_failure({"conv", "-i", x_, "-o", y_}, 2, "conv: -w (weights .npy) is required");
+    expect_failure({"conv", "-w", wt, "-o", y_}, 2, "conv: -i (input .npy) is required");
+    expect_failure({"conv", "-i", x_, "-w", wt}, 2, "conv: -o (output .npy) is required");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--group", "0"}, 2, "--group: 0 must be >= 1");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--activation", "gelu"}, 2, "--activation: unknown value");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--activation", "clamp"}, 2, "--clamp MIN,MAX goes with");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--clamp", "0,1"}, 2, "--clamp MIN,MAX goes with");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--activation", "clamp", "--clamp", "2,1"}, 2,
+                   "MIN must be <= MAX");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--activation", "clamp", "--clamp", "a,1"}, 2,
+                   "not a finite number");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--kernel", "2,2"}, 2, "--kernel does not apply to conv");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--rounding", "ceil"}, 2, "--rounding does not apply to conv");
+    // Data: x is 1x1x3x3 f32.
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--group", "2"}, 1, "input has 1 channels");
+    save_f32("w3.npy", {3, 2, 2, 2}, std::vector<float>(24, 0.5f));
+    expect_failure({"conv", "-i", x_, "-w", w("w3.npy"), "-o", y_}, 1, "input has 1 channels but weights [3,2,2,2]");
+    save_f32("w1d.npy", {2, 1, 2}, std::vector<float>(4, 0.5f));
+    expect_failure({"conv", "-i", x_, "-w", w("w1d.npy"), "-o", y_}, 1, "1 kernel dimensions but the input");
+    save_f32("b3.npy", {3}, {1, 2, 3});
+    expect_failure({"conv", "-i", x_, "-w", wt, "-b", w("b3.npy"), "-o", y_}, 1, "bias has shape [3], expected [2]");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", y_, "--strides", "1"}, 1, "strides has 1 values but the input has 2");
+    save_f32("big.npy", {2, 1, 4, 4}, std::vector<float>(32, 0.5f));
+    expect_failure({"conv", "-i", x_, "-w", w("big.npy"), "-o", y_}, 1, "output size");
+    std::vector<uint16_t> half(8, 0x3c00);
+    npy::save(w("wh.npy"), DType::f16, {2, 1, 2, 2}, half.data());
+    expect_failure({"conv", "-i", x_, "-w", w("wh.npy"), "-o", y_}, 1, "input has dtype f32 but the weights are f16");
+    expect_failure({"conv", "-i", x_, "-w", data_file("truncated_f32_2x3.npy"), "-o", y_}, 1, "truncated");
+    expect_failure({"conv", "-i", x_, "-w", wt, "-o", "/nonexistent/dir/y.npy"}, 1, "cannot write");
 }
 
 TEST_F(CliErrorTest, UnwritableOutputsLeaveNothing) {

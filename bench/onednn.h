@@ -1,5 +1,5 @@
-// oneDNN pooling for one PoolCase, behind a small interface so that only onednn_pool.cpp includes
-// the oneDNN headers.
+// oneDNN pooling and convolution for one PoolCase / ConvCase, behind a small interface so that only
+// onednn.cpp includes the oneDNN headers.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +40,30 @@ public:
     // Copies the last output into `dst`, dense NC[D]HW (a reorder for the blocked layout).
     void output_to_plain(float *dst);
     // E.g. "src nChw16c, dst nChw16c, jit:avx512_core".
+    const std::string &description() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// forward_inference with bias; same interface as OnednnPool.
+class OnednnConv {
+public:
+    // `src` (dense NC[D]HW), `weights` (ONNX OI[D]HW) and `bias` must outlive this object (the
+    // plain layout reads src on every execute()). Weights are reordered into the layout oneDNN
+    // picks once, here; with OnednnLayout::blocked so is src. Create it with the thread count it
+    // will run with.
+    OnednnConv(const ConvCase &c, const std::vector<int64_t> &output_shape, const std::vector<int64_t> &pads_begin,
+               const std::vector<int64_t> &pads_end, OnednnLayout layout, const float *src, const float *weights,
+               const float *bias);
+    ~OnednnConv();
+    OnednnConv(const OnednnConv &) = delete;
+    OnednnConv &operator=(const OnednnConv &) = delete;
+
+    void execute();
+    void output_to_plain(float *dst);
+    // E.g. "src nchw, dst nchw, gemm:jit".
     const std::string &description() const;
 
 private:

@@ -1,4 +1,4 @@
-#include "bench/onednn_pool.h"
+#include "bench/onednn.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -193,5 +193,94 @@ void OnednnPool::output_to_plain(float *dst) {
 }
 
 const std::string &OnednnPool::description() const { return impl_->description; }
+
+struct OnednnConv::Impl {
+    dnnl::stream stream{cpu_engine()};
+    dnnl::primitive conv;
+    std::unordered_map<int, memory> args;
+    memory src, weights, bias, dst;
+    std::size_t rank = 0;
+    std::vector<int64_t> output_shape;
+    std::string description;
+};
+
+OnednnConv::OnednnConv(const ConvCase &c, const std::vector<int64_t> &output_shape,
+                       const std::vector<int64_t> &pads_begin, const std::vector<int64_t> &pads_end,
+                       OnednnLayout layout, const float *src, const float *weights, const float *bias)
+    : impl_(std::make_unique<Impl>()) {
+    Impl &m = *impl_;
+    dnnl::engine &eng = cpu_engine();
+    m.rank = c.input_shape.size();
+    m.output_shape = output_shape;
+    const std::size_t spatial = m.rank - 2;
+
+    memory::dims strides, dilates, pad_l, pad_r;
+    for (std::size_t i = 0; i < spatial; i++) {
+        strides.push_back(c.strides.empty() ? 1 : c.strides[i]);
+        dilates.push_back((c.dilations.empty() ? 1 : c.dilations[i]) - 1);  // oneDNN counts the gaps
+        pad_l.push_back(pads_begin[i]);
+        pad_r.push_back(pads_end[i]);
+    }
+    // Weights as oneDNN sees groups: G, O/G, I/G, k... (the same memory as ONNX's O, I/G, k...).
+    memory::dims w_dims = to_dims(c.weights_shape);
+    tag w_tag = m.rank == 5 ? tag::oidhw : m.rank == 4 ? tag::oihw : tag::oiw;
+    if (c.group > 1) {
+        w_dims[0] /= c.group;
+        w_dims.insert(w_dims.begin(), c.group);
+        w_tag = m.rank == 5 ? tag::goidhw : m.rank == 4 ? tag::goihw : tag::goiw;
+    }
+    const auto f32 = memory::data_type::f32;
+    const memory::dims src_dims = to_dims(c.input_shape), dst_dims = to_dims(output_shape);
+    const memory::desc plain_src_md(src_dims, f32, plain_tag(m.rank)), plain_dst_md(dst_dims, f32, plain_tag(m.rank));
+    const memory::desc user_w_md(w_dims, f32, w_tag), bias_md({c.weights_shape[0]}, f32, tag::x);
+    const bool blocked = layout == OnednnLayout::blocked;
+    const memory::desc src_md = blocked ? memory::desc(src_dims, f32, tag::any) : plain_src_md;
+    const memory::desc dst_md = blocked ? memory::desc(dst_dims, f32, tag::any) : plain_dst_md;
+    const memory::desc w_md(w_dims, f32, tag::any);
+    const auto prop = dnnl::prop_kind::forward_inference;
+    const auto alg = dnnl::algorithm::convolution_direct;
+#if DNNL_VERSION_MAJOR >= 3
+    dnnl::convolution_forward::primitive_desc pd(eng, prop, alg, src_md, w_md, bias_md, dst_md, strides, dilates,
+                                                 pad_l, pad_r);
+#else
+    dnnl::convolution_forward::desc desc(prop, alg, src_md, w_md, bias_md, dst_md, strides, dilates, pad_l, pad_r);
+    dnnl::convolution_forward::primitive_desc pd(desc, eng);
+#endif
+    m.conv = dnnl::convolution_forward(pd);
+
+    // Reorders outside the timed loop: weights always, src for the blocked layout.
+    auto prepare = [&](const memory::desc &user_md, const memory::desc &wanted, const float *data) {
+        memory user(user_md, eng, const_cast<float *>(data));
+        if (wanted == user_md) return user;
+        memory reordered(wanted, eng);
+        dnnl::reorder(user, reordered).execute(m.stream, user, reordered);
+        m.stream.wait();
+        return reordered;
+    };
+    m.src = prepare(plain_src_md, pd.src_desc(), src);
+    m.weights = prepare(user_w_md, pd.weights_desc(), weights);
+    m.bias = memory(bias_md, eng, const_cast<float *>(bias));
+    m.dst = memory(pd.dst_desc(), eng);
+    m.args = {{DNNL_ARG_SRC, m.src}, {DNNL_ARG_WEIGHTS, m.weights}, {DNNL_ARG_BIAS, m.bias}, {DNNL_ARG_DST, m.dst}};
+    m.description = std::string("src ") + layout_name(pd.src_desc(), m.rank) + ", dst " +
+                    layout_name(pd.dst_desc(), m.rank) + ", " + pd.impl_info_str();
+}
+
+OnednnConv::~OnednnConv() = default;
+
+void OnednnConv::execute() {
+    impl_->conv.execute(impl_->stream, impl_->args);
+    impl_->stream.wait();
+}
+
+void OnednnConv::output_to_plain(float *dst) {
+    Impl &m = *impl_;
+    const memory::desc plain_md(to_dims(m.output_shape), memory::data_type::f32, plain_tag(m.rank));
+    memory user_dst(plain_md, cpu_engine(), dst);
+    dnnl::reorder(m.dst, user_dst).execute(m.stream, m.dst, user_dst);
+    m.stream.wait();
+}
+
+const std::string &OnednnConv::description() const { return impl_->description; }
 
 }  // namespace poolconv_bench
