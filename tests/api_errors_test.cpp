@@ -323,5 +323,75 @@ TEST(ApiErrors, RuntimeSettingsAndNames) {
     expect_error([&] { (void)t.element_count(); }, {"overflow"});
 }
 
+// ---- convolution ----
+
+TEST(ApiErrors, ConvolutionArguments) {
+    Tensor x = Tensor::dense(DType::f32, {1, 4, 6, 6}), w = Tensor::dense(DType::f32, {6, 2, 3, 3});
+    Tensor b = Tensor::dense(DType::f32, {6}), y = Tensor::dense(DType::f32, {1, 6, 4, 4});
+    y.fill_bytes(kSentinel);
+    ConvAttributes a;
+    a.group = 2;
+    const TensorView bias = b.view();
+    auto conv = [&](const Tensor &input, const Tensor &weights, const TensorView *bias_view, const Tensor &output,
+                    const ConvAttributes &attributes) {
+        return [&, bias_view] { convolution(input.view(), weights.view(), bias_view, output.view(), attributes); };
+    };
+    // Channel counts.
+    ConvAttributes g1 = a;
+    g1.group = 1;
+    expect_error(conv(x, w, &bias, y, g1), {"input has 4 channels", "expect 2"});
+    ConvAttributes g4 = a;
+    g4.group = 4;
+    expect_error(conv(x, w, &bias, y, g4), {"6 output channels", "group 4"});
+    ConvAttributes g0 = a;
+    g0.group = 0;
+    expect_error(conv(x, w, &bias, y, g0), {"group must be >= 1"});
+    // Ranks.
+    Tensor w1d = Tensor::dense(DType::f32, {6, 2, 3});
+    expect_error(conv(x, w1d, &bias, y, a), {"1 kernel dimensions", "2 spatial dimensions"});
+    Tensor w_bad = Tensor::dense(DType::f32, {6, 2});
+    expect_error(conv(x, w_bad, &bias, y, a), {"weights must have rank 3 to 5"});
+    ConvAttributes grouped = a;
+    grouped.weights_layout = WeightsLayout::grouped;
+    grouped.group = 3;
+    Tensor wg = Tensor::dense(DType::f32, {2, 3, 2, 3, 3});
+    expect_error(conv(x, wg, &bias, y, grouped), {"group 3 does not match", "2 groups"});
+    // Bias, dtypes, output, attributes.
+    Tensor b5 = Tensor::dense(DType::f32, {5});
+    const TensorView bias5 = b5.view();
+    expect_error(conv(x, w, &bias5, y, a), {"bias has shape [5], expected [6]"});
+    Tensor bh = Tensor::dense(DType::f16, {6});
+    const TensorView bias_h = bh.view();
+    expect_error(conv(x, w, &bias_h, y, a), {"bias has dtype f16, expected f32"});
+    Tensor xi = Tensor::dense(DType::i8, {1, 4, 6, 6}), wi = Tensor::dense(DType::i8, {6, 2, 3, 3});
+    expect_error(conv(xi, wi, nullptr, y, a), {"weights dtype i8 is not supported"});
+    Tensor xh = Tensor::dense(DType::f16, {1, 4, 6, 6});
+    expect_error(conv(xh, w, &bias, y, a), {"input has dtype f16 but the weights are f32"});
+    Tensor y_bad = Tensor::dense(DType::f32, {1, 6, 5, 4});
+    y_bad.fill_bytes(kSentinel);
+    expect_error(conv(x, w, &bias, y_bad, a), {"output has shape [1,6,5,4], expected [1,6,4,4]"});
+    EXPECT_TRUE(untouched(y_bad));
+    ConvAttributes strides = a;
+    strides.strides = {0, 1};
+    expect_error(conv(x, w, &bias, y, strides), {"strides[0] must be >= 1"});
+    ConvAttributes pads = a;
+    pads.pads_begin = {1};
+    expect_error(conv(x, w, &bias, y, pads), {"pads_begin has 1 values"});
+    ConvAttributes clamp = a;
+    clamp.activation = Activation::clamp;
+    clamp.clamp_min = 1;
+    clamp.clamp_max = 0;
+    expect_error(conv(x, w, &bias, y, clamp), {"clamp_min", "clamp_max"});
+    ConvAttributes too_far = a;
+    too_far.pads_end = {0, int64_t(1) << 62};
+    expect_error([&] { (void)infer_conv_shape(x.shape(), w.shape(), too_far); }, {"overflow"});
+    EXPECT_TRUE(untouched(y));
+    // A prepared convolution checks its inputs on every run.
+    const PreparedConvolution prepared(w.view(), &bias, a);
+    Tensor x3 = Tensor::dense(DType::f32, {1, 3, 6, 6});
+    expect_error([&] { prepared.run(x3.view(), y.view()); }, {"input has 3 channels"});
+    EXPECT_TRUE(untouched(y));
+}
+
 }  // namespace
 }  // namespace poolconv

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "reference/reference_convolution.h"
 #include "tests/test_util.h"
 
 namespace poolconv {
@@ -303,6 +304,69 @@ INSTANTIATE_TEST_SUITE_P(Hand, AvgExamples,
 TEST(AvgExamplesReference, AvgPool) {
     for (const AvgExample &e : avg_examples()) check_avg(e, true);
 }
+
+// ---- OpenVINO Convolution-1 (openvino-convolution-1.ja.txt): its three examples ----
+
+struct ConvExample {
+    const char *name;
+    Shape input, weights;
+    ConvAttributes attributes;
+    Shape output;
+};
+
+std::vector<ConvExample> conv_examples() {
+    ConvAttributes one_d;  // strides 2, auto_pad valid
+    one_d.strides = {2};
+    one_d.auto_pad = AutoPad::valid;
+    ConvAttributes two_d;  // pads 2
+    two_d.strides = {1, 1};
+    two_d.dilations = {1, 1};
+    two_d.pads_begin = {2, 2};
+    two_d.pads_end = {2, 2};
+    ConvAttributes three_d;  // dilations 2, strides 3
+    three_d.strides = {3, 3, 3};
+    three_d.dilations = {2, 2, 2};
+    three_d.pads_begin = {0, 0, 0};
+    three_d.pads_end = {0, 0, 0};
+    return {{"1D", {1, 5, 128}, {16, 5, 4}, one_d, {1, 16, 63}},
+            {"2D", {1, 3, 224, 224}, {64, 3, 5, 5}, two_d, {1, 64, 224, 224}},
+            {"3D", {1, 7, 320, 320, 320}, {32, 7, 3, 3, 3}, three_d, {1, 32, 106, 106, 106}}};
+}
+
+TEST(ConvSpecExamples, Shapes) {
+    for (const ConvExample &e : conv_examples()) {
+        SCOPED_TRACE(e.name);
+        const ConvGeometry g = infer_conv_shape(e.input, e.weights, e.attributes);
+        EXPECT_EQ(g.output_shape, e.output);
+    }
+}
+
+// The examples executed: 1-D at full size, 2-D and 3-D on smaller inputs with the same attributes
+// and weights (the 3-D one at 320^3 would be 229M inputs), against the reference, on every ISA.
+// Dyadic data: exact.
+using ConvSpecExecuted = test::IsaTest;
+
+TEST_P(ConvSpecExecuted, AgainstReference) {
+    test::Rng rng(77);
+    const Shape reduced_inputs[] = {{1, 5, 128}, {1, 3, 24, 19}, {1, 7, 20, 17, 23}};
+    const Shape reduced_outputs[] = {{1, 16, 63}, {1, 64, 24, 19}, {1, 32, 6, 5, 7}};
+    const std::vector<ConvExample> examples = conv_examples();
+    for (std::size_t i = 0; i < examples.size(); i++) {
+        const ConvExample &e = examples[i];
+        SCOPED_TRACE(e.name);
+        ASSERT_EQ(infer_conv_shape(reduced_inputs[i], e.weights, e.attributes).output_shape, reduced_outputs[i]);
+        Tensor x = Tensor::dense(DType::f32, reduced_inputs[i]), w = Tensor::dense(DType::f32, e.weights);
+        Tensor b = Tensor::dense(DType::f32, {e.weights[0]});
+        for (Tensor *t : {&x, &w, &b}) test::fill_random(*t, rng, {});
+        Tensor want = Tensor::dense(DType::f32, reduced_outputs[i]), got = Tensor::dense(DType::f32, reduced_outputs[i]);
+        const TensorView bias = b.view();
+        reference::convolution(x.view(), w.view(), &bias, want.view(), e.attributes);
+        convolution(x.view(), w.view(), &bias, got.view(), e.attributes);
+        EXPECT_TRUE(test::tensors_match(got, want));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, ConvSpecExecuted, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
 
 }  // namespace
 }  // namespace poolconv

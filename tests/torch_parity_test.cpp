@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/npy.h"
+#include "reference/reference_convolution.h"
 #include "tests/test_util.h"
 
 namespace poolconv {
@@ -45,6 +46,7 @@ struct TorchCase {
         return values;
     }
     bool max() const { return field("op") == "max_pool"; }
+    bool conv() const { return field("op") == "conv"; }
 };
 
 std::vector<TorchCase> read_manifest() {
@@ -90,8 +92,41 @@ void fill_common(const TorchCase &c, PoolAttributes &a) {
     a.rounding = c.field("ceil_mode") == "1" ? Rounding::ceil_torch : Rounding::floor;
 }
 
+// A convolution case: torch.nn.functional.conv1d/2d/3d with symmetric padding, groups, bias or none.
+// Tolerance: PyTorch and poolconv both sum in f32 (in different orders); each sum has at most
+// C_in/G * kernel volume terms of inputs and weights drawn from N(0, 1).
+void check_conv_case(const TorchCase &c, bool use_reference) {
+    SCOPED_TRACE((use_reference ? "reference " : "poolconv ") + c.name);
+    const Tensor input = to_tensor(npy::load(kDataDir + "/" + c.field("input")));
+    const Tensor weights = to_tensor(npy::load(kDataDir + "/" + c.field("weights")));
+    const Tensor want = to_tensor(npy::load(kDataDir + "/" + c.field("output")));
+    Tensor bias;
+    if (c.has("bias")) bias = to_tensor(npy::load(kDataDir + "/" + c.field("bias")));
+    ConvAttributes a;
+    a.strides = c.list("stride");
+    a.dilations = c.list("dilation");
+    a.pads_begin = c.list("padding");
+    a.pads_end = c.list("padding");
+    a.group = std::stoll(c.field("groups"));
+    ASSERT_EQ(infer_conv_shape(input.shape(), weights.shape(), a).output_shape, want.shape());
+    Tensor got = Tensor::dense(DType::f32, want.shape());
+    const TensorView bias_view = bias.view();
+    const TensorView *b = c.has("bias") ? &bias_view : nullptr;
+    if (use_reference) {
+        ASSERT_NO_THROW(reference::convolution(input.view(), weights.view(), b, got.view(), a));
+    } else {
+        ASSERT_NO_THROW(convolution(input.view(), weights.view(), b, got.view(), a));
+    }
+    const double terms = static_cast<double>(weights.element_count() / weights.shape()[0]);
+    test::CompareOptions o;
+    o.rel_tol = 1e-5;
+    o.abs_tol = 1e-6 * terms * 16;  // |x|, |w| below 4 in practice
+    EXPECT_TRUE(test::tensors_match(got, want, o));
+}
+
 // Runs case `c` through poolconv (use_reference false) or the reference and compares with PyTorch.
 void check_case(const TorchCase &c, bool use_reference) {
+    if (c.conv()) return check_conv_case(c, use_reference);
     SCOPED_TRACE((use_reference ? "reference " : "poolconv ") + c.name);
     const Tensor input = to_tensor(npy::load(kDataDir + "/" + c.field("input")));
     const Tensor want = to_tensor(npy::load(kDataDir + "/" + c.field("output")));
@@ -142,8 +177,13 @@ void check_case(const TorchCase &c, bool use_reference) {
 
 TEST(TorchParityData, ManifestIsComplete) {
     ASSERT_GE(manifest().size(), 40u) << "missing or short " << kDataDir << "/manifest.txt";
-    int max_cases = 0, avg_cases = 0, ceil_cases = 0, include_pad = 0;
+    int max_cases = 0, avg_cases = 0, ceil_cases = 0, include_pad = 0, conv_cases = 0, grouped = 0;
     for (const TorchCase &c : manifest()) {
+        if (c.conv()) {
+            conv_cases++;
+            grouped += c.field("groups") != "1";
+            continue;
+        }
         (c.max() ? max_cases : avg_cases)++;
         ceil_cases += c.field("ceil_mode") == "1";
         include_pad += c.has("count_include_pad") && c.field("count_include_pad") == "1";
@@ -153,6 +193,8 @@ TEST(TorchParityData, ManifestIsComplete) {
     EXPECT_GT(avg_cases, 10);
     EXPECT_GT(ceil_cases, 5);
     EXPECT_GT(include_pad, 3);
+    EXPECT_GE(conv_cases, 20);
+    EXPECT_GE(grouped, 5);
 }
 
 using TorchParity = test::IsaTest;
