@@ -8,7 +8,8 @@
 Reads Google Benchmark JSON (--benchmark_format=json or --benchmark_out=FILE; '-' or no file: stdin).
 Uses the "median" aggregates when present, else the median of the individual runs. A ratio is
 oneDNN's median time / poolconv's median time: above 1 means poolconv is faster; ratios below 1
-are in bold. --times adds oneDNN's median times. Pure standard library.
+are in bold. --times adds oneDNN's median times. Convolutions also get poolconv's GFLOP/s and its
+fraction of the FMA peak that PEAK/fma/<n>t measured in the same run. Pure standard library.
 """
 
 import argparse
@@ -29,8 +30,19 @@ def load(path):
         return json.load(f)
 
 
+def collect_peaks(doc):
+    """{threads: median GFLOP/s of PEAK/fma/<threads>t}"""
+    peaks = {}
+    for b in doc.get("benchmarks", []):
+        m = NAME_RE.match(b.get("run_name") or b.get("name", ""))
+        if m and m["id"] == "PEAK" and b.get("GFLOP/s") is not None:
+            if b.get("run_type") != "aggregate" or b.get("aggregate_name") == "median":
+                peaks.setdefault(int(m["threads"]), []).append(b["GFLOP/s"])
+    return {t: statistics.median(v) for t, v in peaks.items()}
+
+
 def collect(doc):
-    """{(id, threads, impl): {"us": median time, "gbps": median GB/s or None, "error": str or None}}"""
+    """{(id, threads, impl): {"us": median time, "gbps": median GB/s or None, "gflops": ..., "error": str or None}}"""
     medians, runs, errors = {}, {}, {}
     for b in doc.get("benchmarks", []):
         m = NAME_RE.match(b.get("run_name") or b.get("name", ""))
@@ -41,7 +53,7 @@ def collect(doc):
             errors[key] = b.get("error_message", "error")
             continue
         us = b["real_time"] * TO_US[b.get("time_unit", "ns")]
-        entry = (us, b.get("GB/s"))
+        entry = (us, b.get("GB/s"), b.get("GFLOP/s"))
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
                 medians[key] = entry
@@ -50,15 +62,17 @@ def collect(doc):
     result = {}
     for key in set(medians) | set(runs) | set(errors):
         if key in errors:
-            result[key] = {"us": None, "gbps": None, "error": errors[key]}
+            result[key] = {"us": None, "gbps": None, "gflops": None, "error": errors[key]}
         elif key in medians:
-            us, gbps = medians[key]
-            result[key] = {"us": us, "gbps": gbps, "error": None}
+            us, gbps, gflops = medians[key]
+            result[key] = {"us": us, "gbps": gbps, "gflops": gflops, "error": None}
         else:
             entries = runs[key]
-            gb = [g for _, g in entries if g is not None]
-            result[key] = {"us": statistics.median(u for u, _ in entries),
-                           "gbps": statistics.median(gb) if gb else None, "error": None}
+            gb = [g for _, g, _ in entries if g is not None]
+            fl = [f for _, _, f in entries if f is not None]
+            result[key] = {"us": statistics.median(u for u, _, _ in entries),
+                           "gbps": statistics.median(gb) if gb else None,
+                           "gflops": statistics.median(fl) if fl else None, "error": None}
     return result
 
 
@@ -76,12 +90,14 @@ def main():
     ap.add_argument("--times", action="store_true", help="also show oneDNN's median times")
     args = ap.parse_args()
 
-    res = collect(load(args.json))
+    doc = load(args.json)
+    res = collect(doc)
+    peaks = collect_peaks(doc)
     rows = sorted({(k[0], k[1]) for k in res}, key=lambda r: (natural(r[0]), r[1]))
     if not rows:
         sys.exit("ratios.py: no poolconv_bench results (<ID>/<impl>/<N>t) in the input")
 
-    header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s",
+    header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s", "poolconv GFLOP/s (% of FMA peak)",
               "onednn_nchw / poolconv", "onednn_blocked / poolconv"]
     if args.times:
         header += ["onednn_nchw median (µs)", "onednn_blocked median (µs)"]
@@ -94,11 +110,17 @@ def main():
         pc = res.get((rid, threads, "poolconv"))
         cells = [rid, f"{threads}"]
         if pc is None or pc["error"]:
-            cells += ["error" if pc else "—", "—"]
+            cells += ["error" if pc else "—", "—", "—"]
             if pc:
                 errors.append(f"{rid}/poolconv/{threads}t: {pc['error']}")
         else:
             cells += [fmt_time(pc["us"]), "—" if pc["gbps"] is None else f"{pc['gbps']:.2f}"]
+            if pc.get("gflops") is None:
+                cells.append("—")
+            elif threads in peaks:
+                cells.append(f"{pc['gflops']:.0f} ({100 * pc['gflops'] / peaks[threads]:.0f}%)")
+            else:
+                cells.append(f"{pc['gflops']:.0f}")
         for impl in IMPLS[1:]:
             other = res.get((rid, threads, impl))
             if other and other["error"]:
@@ -117,6 +139,8 @@ def main():
         print("| " + " | ".join(cells) + " |")
 
     print()
+    for t, p in sorted(peaks.items()):
+        print(f"FMA peak measured (PEAK/fma/{t}t): {p:.0f} GFLOP/s")
     for impl, cases in slower.items():
         print(f"poolconv slower than {impl} on: {', '.join(cases) if cases else 'none'}")
     for e in errors:

@@ -78,7 +78,9 @@ void set_num_threads(int threads) {
     detail::ensure_runtime_ready();
     if (threads < 0) throw Error("set_num_threads: threads must be >= 0, got " + std::to_string(threads));
     const int n = threads == 0 ? default_threads() : threads;
-    g_threads = n;
+    // Halide 14's pool keeps already-started workers taking tasks after a lower count is set
+    // (measured: "1 thread" after 2 ran at 2 threads' speed), so a change restarts the pool.
+    if (g_threads.exchange(n) != n) halide_shutdown_thread_pool();
     halide_set_num_threads(n);
 }
 

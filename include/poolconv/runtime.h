@@ -3,7 +3,8 @@
 
 namespace poolconv {
 
-// Worker threads used by every kernel. 0 restores the default: the POOLCONV_NUM_THREADS
+// Worker threads used by every kernel. Call it while no operator runs: a change restarts the
+// thread pool. 0 restores the default: the POOLCONV_NUM_THREADS
 // environment variable if set, else one per hardware thread.
 void set_num_threads(int threads);
 int num_threads();
