@@ -67,6 +67,14 @@ std::string layout_name(const memory::desc &md, std::size_t rank) {
     return "other";
 }
 
+// Copies a primitive's output `src` (any layout) into `dst`, dense NC[D]HW of `shape`.
+void reorder_to_plain(dnnl::stream &stream, memory &src, const std::vector<int64_t> &shape, float *dst) {
+    const memory::desc plain_md(to_dims(shape), memory::data_type::f32, plain_tag(shape.size()));
+    memory user_dst(plain_md, cpu_engine(), dst);
+    dnnl::reorder(src, user_dst).execute(stream, src, user_dst);
+    stream.wait();
+}
+
 }  // namespace
 
 std::string onednn_runtime_name() {
@@ -184,13 +192,7 @@ void OnednnPool::execute() {
     impl_->stream.wait();
 }
 
-void OnednnPool::output_to_plain(float *dst) {
-    Impl &m = *impl_;
-    const memory::desc plain_md(to_dims(m.output_shape), memory::data_type::f32, plain_tag(m.rank));
-    memory user_dst(plain_md, cpu_engine(), dst);
-    dnnl::reorder(m.dst, user_dst).execute(m.stream, m.dst, user_dst);
-    m.stream.wait();
-}
+void OnednnPool::output_to_plain(float *dst) { reorder_to_plain(impl_->stream, impl_->dst, impl_->output_shape, dst); }
 
 const std::string &OnednnPool::description() const { return impl_->description; }
 
@@ -273,13 +275,7 @@ void OnednnConv::execute() {
     impl_->stream.wait();
 }
 
-void OnednnConv::output_to_plain(float *dst) {
-    Impl &m = *impl_;
-    const memory::desc plain_md(to_dims(m.output_shape), memory::data_type::f32, plain_tag(m.rank));
-    memory user_dst(plain_md, cpu_engine(), dst);
-    dnnl::reorder(m.dst, user_dst).execute(m.stream, m.dst, user_dst);
-    m.stream.wait();
-}
+void OnednnConv::output_to_plain(float *dst) { reorder_to_plain(impl_->stream, impl_->dst, impl_->output_shape, dst); }
 
 const std::string &OnednnConv::description() const { return impl_->description; }
 

@@ -121,13 +121,6 @@ float element_as_float(DType dtype, const void *p) {
     return (bits & 0x8000) ? -magnitude : magnitude;
 }
 
-int32_t to_int32(const char *name, std::size_t i, int64_t v) {
-    if (v > std::numeric_limits<int32_t>::max()) {
-        throw Error(std::string(kOp) + ": " + name + "[" + str(i) + "] = " + str(v) + " exceeds the kernels' 32-bit range");
-    }
-    return static_cast<int32_t>(v);
-}
-
 }  // namespace
 
 ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std::vector<int64_t> &weights_shape,
@@ -214,7 +207,7 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     detail::check_tensor(kOp, "output", output, dtype_, geometry.output_shape);
     for (const TensorView *t : {&input, &output}) {
         const int64_t channel_stride = t->effective_strides()[1];
-        to_int32("group stride", 0, channel_stride * (t->shape[1] / group_));
+        detail::to_int32(kOp, "group stride", 0, channel_stride * (t->shape[1] / group_));
     }
     if (output.element_count() == 0) return;
 
@@ -230,13 +223,13 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
         const int64_t pb = geometry.pads_begin[i];
         const int64_t out = geometry.output_shape[i + 2];
         kernel[ax] = static_cast<int32_t>(k);  // packed weights fit in int32
-        stride[ax] = to_int32("strides", i, s);
-        dilation[ax] = to_int32("dilations", i, d);
-        pad_begin[ax] = to_int32("pads_begin", i, pb);
+        stride[ax] = detail::to_int32(kOp, "strides", i, s);
+        dilation[ax] = detail::to_int32(kOp, "dilations", i, d);
+        pad_begin[ax] = detail::to_int32(kOp, "pads_begin", i, pb);
         // Every coordinate a kernel computes, including over-computed tiles, fits in int32.
         const int64_t reach = checked_add(checked_mul(out + kMaxTileOvercompute, s, "window reach"),
                                           checked_mul(k - 1, d, "window reach"), "window reach");
-        to_int32("window reach", i, checked_add(reach, pb, "window reach"));
+        detail::to_int32(kOp, "window reach", i, checked_add(reach, pb, "window reach"));
     }
 
     float clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();

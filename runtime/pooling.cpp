@@ -25,14 +25,6 @@ struct KernelWindow {
     int32_t first_tap[3] = {0, 0, 0}, last_tap_end[3] = {1, 1, 1};
 };
 
-int32_t to_int32(const char *op, const char *name, std::size_t i, int64_t v) {
-    if (v > std::numeric_limits<int32_t>::max()) {
-        throw Error(std::string(op) + ": " + name + "[" + std::to_string(i) + "] = " + std::to_string(v) +
-                    " exceeds the kernels' 32-bit range");
-    }
-    return static_cast<int32_t>(v);
-}
-
 // Everything an operator call needs once its arguments are checked.
 struct PreparedPool {
     PoolGeometry geometry;
@@ -72,11 +64,11 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
         // computes must fit in int32.
         const int64_t reach = (out - 1) * s + (k - 1) * d;  // no overflow: shape inference bounded both
         KernelWindow &w = p.window;
-        w.kernel[ax] = to_int32(op, "kernel", i, k);
-        w.stride[ax] = to_int32(op, "strides", i, s);
-        w.dilation[ax] = to_int32(op, "dilations", i, d);
-        w.pad_begin[ax] = to_int32(op, "pads_begin", i, pb);
-        to_int32(op, "window reach", i, reach + pb);
+        w.kernel[ax] = detail::to_int32(op, "kernel", i, k);
+        w.stride[ax] = detail::to_int32(op, "strides", i, s);
+        w.dilation[ax] = detail::to_int32(op, "dilations", i, d);
+        w.pad_begin[ax] = detail::to_int32(op, "pads_begin", i, pb);
+        detail::to_int32(op, "window reach", i, reach + pb);
         w.first_tap[ax] = static_cast<int32_t>(-pb);
         w.last_tap_end[ax] = static_cast<int32_t>(reach - pb + 1);
     }

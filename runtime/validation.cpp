@@ -60,4 +60,12 @@ void check_tensor(const char *op, const char *what, const TensorView &t, DType d
     if (count > 0 && t.data == nullptr) throw Error(prefix + " has null data");
 }
 
+int32_t to_int32(const char *op, const char *name, std::size_t i, int64_t v) {
+    if (v > std::numeric_limits<int32_t>::max()) {
+        throw Error(std::string(op) + ": " + name + "[" + std::to_string(i) + "] = " + std::to_string(v) +
+                    " exceeds the kernels' 32-bit range");
+    }
+    return static_cast<int32_t>(v);
+}
+
 }  // namespace poolconv::detail

@@ -23,6 +23,10 @@ std::vector<int64_t> spatial_list(const char *op, const char *name, const std::v
 void check_tensor(const char *op, const char *what, const TensorView &t, DType dtype,
                   const std::vector<int64_t> &expected_shape);
 
+// v as int32 for a kernel argument; Error "op: name[i] = v exceeds the kernels' 32-bit range" if
+// it does not fit.
+int32_t to_int32(const char *op, const char *name, std::size_t i, int64_t v);
+
 // infer_pool_shape, with messages prefixed by `op`.
 PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &input_shape, const PoolAttributes &a);
 

@@ -27,8 +27,8 @@ using test::Rng;
 using test::Tensor;
 using Shape = std::vector<int64_t>;
 
-int uniform(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
-bool chance(Rng &rng, double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; }
+using test::chance;
+using test::uniform;
 
 struct ConvCase {
     Shape input_shape, weights_shape, output_shape;

@@ -38,8 +38,8 @@ using test::Rng;
 using test::Tensor;
 using Shape = std::vector<int64_t>;
 
-int uniform(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
-bool chance(Rng &rng, double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; }
+using test::chance;
+using test::uniform;
 
 // An input shape and pooling attributes with a valid geometry and a small output.
 struct Geometry {

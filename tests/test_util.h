@@ -164,6 +164,9 @@ private:
 
 using Rng = std::mt19937_64;
 
+inline int uniform(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+inline bool chance(Rng &rng, double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; }
+
 struct FillOptions {
     // With `ties`, values come from a small set of integers (scaled by 1/4 for floats) so equal
     // values are frequent in every window; otherwise uniform in the type's test range.
