@@ -13,11 +13,16 @@ include_guard(GLOBAL)
 # <isa>=<Halide target>. x86 feature lists are cumulative: in Halide 14 `avx512` alone is only
 # AVX-512F/CD, while avx512_skylake adds VL/BW/DQ. `cmake` stands for this toolchain's arch-os.
 # runtime/dispatch.cpp checks the same feature sets against the CPU.
-set(POOLCONV_ISAS
-    "avx512=cmake-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake"
-    "avx2=cmake-sse41-avx-f16c-fma-avx2"
-    "baseline=cmake"
-    CACHE STRING "<isa>=<Halide target> pairs; every kernel is compiled for each")
+# On 64-bit ARM (Linux, Android) NEON is the baseline and the one path.
+if (Halide_CMAKE_TARGET MATCHES "^arm-64-")
+    set(default_isas "neon=cmake")
+else ()
+    set(default_isas
+        "avx512=cmake-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake"
+        "avx2=cmake-sse41-avx-f16c-fma-avx2"
+        "baseline=cmake")
+endif ()
+set(POOLCONV_ISAS "${default_isas}" CACHE STRING "<isa>=<Halide target> pairs; every kernel is compiled for each")
 
 option(POOLCONV_EMIT_STMT "Also write each kernel's lowered statement (.stmt) for review" OFF)
 

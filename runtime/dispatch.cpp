@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "HalideRuntime.h"
 #include "poolconv/runtime.h"
@@ -47,11 +49,19 @@ bool cpu_supports_isa(Isa isa) {
         return cpu_supports({halide_target_feature_sse41, halide_target_feature_avx, halide_target_feature_f16c,
                              halide_target_feature_fma, halide_target_feature_avx2});
     case Isa::baseline:
+    case Isa::neon:  // Advanced SIMD is part of every AArch64 core
     case Isa::best:
         return true;
     }
     return false;
 }
+
+// The paths of this architecture, most capable first (see POOLCONV_ISAS in cmake/).
+#if defined(__aarch64__)
+constexpr Isa kArchitectureIsas[] = {Isa::neon};
+#else
+constexpr Isa kArchitectureIsas[] = {Isa::avx512, Isa::avx2, Isa::baseline};
+#endif
 
 int default_threads() {
     if (const char *env = std::getenv("POOLCONV_NUM_THREADS")) {
@@ -66,7 +76,7 @@ int default_threads() {
 Isa isa_from_env() {
     const char *env = std::getenv("POOLCONV_ISA");
     if (!env) return Isa::best;
-    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline, Isa::best}) {
+    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::best}) {
         if (std::strcmp(env, isa_name(isa)) == 0) return isa;
     }
     return Isa::best;
@@ -98,16 +108,20 @@ Isa active_isa() {
     detail::ensure_runtime_ready();
     const Isa requested = g_requested_isa;
     auto usable = [](Isa isa) { return cpu_supports_isa(isa) && detail::kernels_built_for(static_cast<int>(isa)); };
-    // The requested path, else the best lower one, else (a build without the lower ones) the best there is.
-    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline}) {
-        const bool allowed = requested == Isa::best || static_cast<int>(isa) >= static_cast<int>(requested);
+    // The requested path, else the best lower one, else (a build without the lower ones, or a
+    // path of another architecture) the best there is.
+    bool allowed = requested == Isa::best;
+    for (Isa isa : kArchitectureIsas) {
+        allowed = allowed || isa == requested;
         if (allowed && usable(isa)) return isa;
     }
-    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline}) {
+    for (Isa isa : kArchitectureIsas) {
         if (usable(isa)) return isa;
     }
-    return Isa::baseline;
+    return kArchitectureIsas[std::size(kArchitectureIsas) - 1];
 }
+
+std::vector<Isa> architecture_isas() { return {std::begin(kArchitectureIsas), std::end(kArchitectureIsas)}; }
 
 const char *isa_name(Isa isa) {
     switch (isa) {
@@ -115,6 +129,7 @@ const char *isa_name(Isa isa) {
     case Isa::avx512: return "avx512";
     case Isa::avx2: return "avx2";
     case Isa::baseline: return "baseline";
+    case Isa::neon: return "neon";
     }
     return "unknown";
 }

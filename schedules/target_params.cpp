@@ -10,6 +10,7 @@ TargetParams target_params(const Halide::Target &target) {
         if (target.has_feature(Target::AVX2)) return x86_avx2_params();
         return x86_baseline_params();
     }
+    if (target.arch == Target::ARM && target.bits == 64) return arm_neon_params();
     throw Halide::CompileError("poolconv has no schedule for target " + target.to_string() +
                                "; add a TargetParams table in schedules/");
 }

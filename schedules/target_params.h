@@ -2,7 +2,7 @@
 //
 // Schedules never test target features themselves: they read a TargetParams, computed once per
 // Target by target_params(). Each supported target has its table in its own file
-// (x86_avx512.cpp, x86_avx2.cpp, ...), so adding NEON or CUDA means adding a file, not editing plans.
+// (x86_avx512.cpp, x86_avx2.cpp, arm_neon.cpp, ...), so adding NEON or CUDA means adding a file, not editing plans.
 #pragma once
 
 #include "Halide.h"
@@ -35,6 +35,7 @@ struct TargetParams {
 TargetParams x86_avx512_params();
 TargetParams x86_avx2_params();
 TargetParams x86_baseline_params();
+TargetParams arm_neon_params();
 
 // Picks the table for a Halide target (aborts with a clear message for targets we do not schedule).
 TargetParams target_params(const Halide::Target &target);

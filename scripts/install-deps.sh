@@ -7,6 +7,7 @@ packages=(
     libhalide14-0-dev                  # Halide 14 (+ LLVM 14 dev): the generators run at build time
     libgtest-dev                       # tests
     libbenchmark-dev libdnnl-dev       # poolconv_bench, side by side with oneDNN
+    g++-aarch64-linux-gnu qemu-user    # ARM: cross-compiled kernels and tests, run under emulation
 )
 
 missing=()

@@ -2,7 +2,9 @@
 # Every test, from a fresh Debian 12 machine: install what is missing, then
 #   1. Release build (build/): the whole GoogleTest suite with every x86 ISA forced in turn,
 #      the install-and-consume check, and a short benchmark smoke run;
-#   2. AddressSanitizer + UBSan build (build-asan/) of the runtime, CLI and tests: the suite again.
+#   2. AddressSanitizer + UBSan build (build-asan/) of the runtime, CLI and tests: the suite again;
+#   3. AArch64 cross build (build-aarch64/, NEON kernels made by build/'s generators): the suite
+#      under qemu-aarch64, with fewer random configurations.
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,3 +23,9 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLCONV_S
 cmake --build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+echo "== AArch64 (NEON) cross build, tests under qemu-aarch64"
+cmake -S . -B build-aarch64 -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -Dpoolconv-halide_generators_ROOT="$PWD/build"
+cmake --build build-aarch64
+ctest --test-dir build-aarch64 --output-on-failure -j "$jobs"

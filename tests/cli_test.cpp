@@ -90,7 +90,11 @@ protected:
     }
 
     Result run(const std::vector<std::string> &args) const {
-        std::vector<std::string> all = {POOLCONV_CLI_PATH};
+        // Cross builds run the CLI through the emulator (POOLCONV_CLI_LAUNCHER, space-separated).
+        std::vector<std::string> all;
+        std::istringstream launcher(POOLCONV_CLI_LAUNCHER);
+        for (std::string word; launcher >> word;) all.push_back(word);
+        all.push_back(POOLCONV_CLI_PATH);
         all.insert(all.end(), args.begin(), args.end());
         std::vector<char *> argv;
         for (std::string &a : all) argv.push_back(a.data());

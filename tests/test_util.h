@@ -337,8 +337,8 @@ inline bool force_isa(Isa isa) {
     return active_isa() == isa;
 }
 
-// The paths every kernel test covers.
-inline std::vector<Isa> all_isas() { return {Isa::avx512, Isa::avx2, Isa::baseline}; }
+// The paths every kernel test covers: all of this architecture's.
+inline std::vector<Isa> all_isas() { return architecture_isas(); }
 
 inline std::string isa_param_name(const ::testing::TestParamInfo<Isa> &info) { return isa_name(info.param); }
 

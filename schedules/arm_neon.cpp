@@ -1,0 +1,17 @@
+// AArch64 Advanced SIMD (NEON), every ARMv8-A core: 32 q registers of 16 bytes (4 f32 lanes).
+#include "target_params.h"
+
+namespace poolconv::schedules {
+
+TargetParams arm_neon_params() {
+    return TargetParams{"arm-neon", /*vector_bytes=*/16, /*vector_registers=*/32,
+                        // 16 accumulators, 2 input vectors, 2 vectors of 4 weights (Halide emits
+                        // fmla by element). 3 x 8 fits 32 registers on paper, but in the generated
+                        // code six of its 3x3 tap loops spilled (up to 158 stack accesses per 216
+                        // FMAs); 2 x 8's worst loop has 18 per 144.
+                        /*conv_tile=*/{2, 8, 1},
+                        // 8 accumulators over 4 rows, as on x86: rows share the 3x3 window's loads.
+                        /*depthwise_tile=*/{2, 1, 4}};
+}
+
+}  // namespace poolconv::schedules
