@@ -24,11 +24,31 @@ else ()
 endif ()
 set(POOLCONV_ISAS "${default_isas}" CACHE STRING "<isa>=<Halide target> pairs; every kernel is compiled for each")
 
+# GPU backends: <isa>=<Halide target> pairs for the kernels that ask for them (GPU ...). The same
+# GPU schedules serve both: CUDA for NVIDIA GPUs (PTX for an explicit capability, JIT-compiled by
+# the driver for newer GPUs) and OpenCL, which CI runs on PoCL, a CPU OpenCL device. Empty: CPU only.
+# Cross builds (ARM) default to none.
+if (CMAKE_CROSSCOMPILING)
+    set(default_gpu_targets "")
+else ()
+    set(default_gpu_targets "cuda=cmake-cuda-cuda_capability_80" "opencl=cmake-opencl")
+endif ()
+set(POOLCONV_GPU_TARGETS "${default_gpu_targets}" CACHE STRING
+    "<isa>=<Halide target> pairs for GPU kernels (isa: cuda, opencl); empty for CPU only")
+
 option(POOLCONV_EMIT_STMT "Also write each kernel's lowered statement (.stmt) for review" OFF)
 
+# GPU lists the GPU isas (of POOLCONV_GPU_TARGETS) the variant is also compiled for.
 function(poolconv_add_kernel NAME)
-    cmake_parse_arguments(ARG "" "GENERATOR" "PARAMS" ${ARGN})
-    foreach (pair IN LISTS POOLCONV_ISAS)
+    cmake_parse_arguments(ARG "" "GENERATOR" "PARAMS;GPU" ${ARGN})
+    set(pairs ${POOLCONV_ISAS})
+    foreach (pair IN LISTS POOLCONV_GPU_TARGETS)
+        string(REGEX REPLACE "=.*" "" isa "${pair}")
+        if (isa IN_LIST ARG_GPU)
+            list(APPEND pairs "${pair}")
+        endif ()
+    endforeach ()
+    foreach (pair IN LISTS pairs)
         string(REPLACE "=" ";" pair "${pair}")
         list(GET pair 0 isa)
         list(GET pair 1 target)

@@ -263,7 +263,7 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     const int status = fn(in.get(), w.get(), b.get(), stride[0], stride[1], stride[2], dilation[0], dilation[1],
                           dilation[2], pad_begin[0], pad_begin[1], pad_begin[2],
                           attributes_.activation != Activation::none, clamp_min, clamp_max, out.get());
-    if (status != 0) detail::throw_kernel_failure(kOp, status);
+    detail::finish_kernel_call(kOp, status, {&out});
 }
 
 void convolution(const TensorView &input, const TensorView &weights, const TensorView *bias, const TensorView &output,

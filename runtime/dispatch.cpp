@@ -12,6 +12,12 @@
 #include <vector>
 
 #include "HalideRuntime.h"
+#ifdef POOLCONV_HAVE_CUDA
+#include "HalideRuntimeCuda.h"
+#endif
+#ifdef POOLCONV_HAVE_OPENCL
+#include "HalideRuntimeOpenCL.h"
+#endif
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
 #include "runtime/kernel_table.h"
@@ -52,9 +58,50 @@ bool cpu_supports_isa(Isa isa) {
     case Isa::neon:  // Advanced SIMD is part of every AArch64 core
     case Isa::best:
         return true;
+    case Isa::cuda:
+    case Isa::opencl:
+        return false;
     }
     return false;
 }
+
+// Whether a GPU backend's driver loads and gives a device: a tiny device allocation initializes
+// both, or fails (no driver library, no device). Asked once per backend.
+bool device_works(const halide_device_interface_t *interface) {
+    uint8_t host[4] = {};
+    halide_dimension_t dim(0, 4, 1);
+    halide_buffer_t probe = {};
+    probe.host = host;
+    probe.type = halide_type_t(halide_type_uint, 8);
+    probe.dimensions = 1;
+    probe.dim = &dim;
+    const bool ok = halide_device_malloc(nullptr, &probe, interface) == 0;
+    if (ok) halide_device_free(nullptr, &probe);
+    t_last_halide_error.clear();
+    return ok;
+}
+
+bool gpu_present(Isa isa) {
+    switch (isa) {
+#ifdef POOLCONV_HAVE_CUDA
+    case Isa::cuda: {
+        static const bool present = device_works(halide_cuda_device_interface());
+        return present;
+    }
+#endif
+#ifdef POOLCONV_HAVE_OPENCL
+    case Isa::opencl: {
+        static const bool present = device_works(halide_opencl_device_interface());
+        return present;
+    }
+#endif
+    default:
+        return false;
+    }
+}
+
+constexpr Isa kGpuIsas[] = {Isa::cuda, Isa::opencl};
+bool is_gpu(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
 
 // The paths of this architecture, most capable first (see POOLCONV_ISAS in cmake/).
 #if defined(__aarch64__)
@@ -76,7 +123,7 @@ int default_threads() {
 Isa isa_from_env() {
     const char *env = std::getenv("POOLCONV_ISA");
     if (!env) return Isa::best;
-    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::best}) {
+    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::cuda, Isa::opencl, Isa::best}) {
         if (std::strcmp(env, isa_name(isa)) == 0) return isa;
     }
     return Isa::best;
@@ -104,12 +151,12 @@ void set_isa(Isa isa) {
     g_requested_isa = isa;
 }
 
-Isa active_isa() {
-    detail::ensure_runtime_ready();
-    const Isa requested = g_requested_isa;
+namespace {
+
+// The CPU path for `requested`: itself, else the best lower one, else (a build without the lower
+// ones, or a path of another architecture or a GPU) the best there is.
+Isa choose_cpu_isa(Isa requested) {
     auto usable = [](Isa isa) { return cpu_supports_isa(isa) && detail::kernels_built_for(static_cast<int>(isa)); };
-    // The requested path, else the best lower one, else (a build without the lower ones, or a
-    // path of another architecture) the best there is.
     bool allowed = requested == Isa::best;
     for (Isa isa : kArchitectureIsas) {
         allowed = allowed || isa == requested;
@@ -121,7 +168,26 @@ Isa active_isa() {
     return kArchitectureIsas[std::size(kArchitectureIsas) - 1];
 }
 
+}  // namespace
+
+Isa active_isa() {
+    detail::ensure_runtime_ready();
+    const Isa requested = g_requested_isa;
+    if (is_gpu(requested) && detail::kernels_built_for(static_cast<int>(requested)) && gpu_present(requested)) {
+        return requested;
+    }
+    return choose_cpu_isa(requested);
+}
+
 std::vector<Isa> architecture_isas() { return {std::begin(kArchitectureIsas), std::end(kArchitectureIsas)}; }
+
+std::vector<Isa> built_isas() {
+    std::vector<Isa> isas = architecture_isas();
+    for (Isa isa : kGpuIsas) {
+        if (detail::kernels_built_for(static_cast<int>(isa))) isas.push_back(isa);
+    }
+    return isas;
+}
 
 const char *isa_name(Isa isa) {
     switch (isa) {
@@ -130,6 +196,8 @@ const char *isa_name(Isa isa) {
     case Isa::avx2: return "avx2";
     case Isa::baseline: return "baseline";
     case Isa::neon: return "neon";
+    case Isa::cuda: return "cuda";
+    case Isa::opencl: return "opencl";
     }
     return "unknown";
 }
@@ -145,6 +213,8 @@ void ensure_runtime_ready() {
         halide_set_num_threads(g_threads);
     });
 }
+
+Isa best_cpu_isa() { return choose_cpu_isa(Isa::best); }
 
 void throw_kernel_failure(const char *op, int halide_status) {
     std::string message = t_last_halide_error.empty() ? "no message" : t_last_halide_error;

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "runtime/dispatch.h"
+
 namespace poolconv::detail {
 
 namespace {
@@ -32,6 +34,7 @@ void KernelBuffer::set_spatial(const TensorView &view, const std::vector<int64_t
         dims_[a] = view_dim >= 2 ? dimension(view.shape[view_dim], strides[view_dim]) : halide_dimension_t(0, 1, 0);
     }
     buffer_.host = static_cast<uint8_t *>(view.data);
+    buffer_.flags = halide_buffer_flag_host_dirty;
     buffer_.type = halide_type_of(view.dtype);
     buffer_.dim = dims_;
 }
@@ -58,9 +61,25 @@ KernelBuffer::KernelBuffer(float *data, std::initializer_list<halide_dimension_t
     int d = 0;
     for (const halide_dimension_t &dim : dims) dims_[d++] = dim;
     buffer_.host = reinterpret_cast<uint8_t *>(data);
+    buffer_.flags = halide_buffer_flag_host_dirty;
     buffer_.type = halide_type_t(halide_type_float, 32);
     buffer_.dimensions = d;
     buffer_.dim = dims_;
+}
+
+KernelBuffer::~KernelBuffer() {
+    if (buffer_.device) halide_device_free(nullptr, &buffer_);
+}
+
+void finish_kernel_call(const char *op, int status, std::initializer_list<KernelBuffer *> outputs) {
+    if (status != 0) throw_kernel_failure(op, status);
+    for (KernelBuffer *out : outputs) {
+        halide_buffer_t *b = out->get();
+        if (b->device && (b->flags & halide_buffer_flag_device_dirty)) {
+            status = halide_copy_to_host(nullptr, b);
+            if (status != 0) throw_kernel_failure(op, status);
+        }
+    }
 }
 
 }  // namespace poolconv::detail

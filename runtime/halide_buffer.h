@@ -1,6 +1,7 @@
 // TensorViews as kernels see them: halide_buffer_t in Halide's innermost-first order
 // (x = W, y = H, z = D, then channels and batch). Spatial axes a view lacks (1-D and 2-D
-// operators) get extent 1.
+// operators) get extent 1. Host memory is marked current (host_dirty), so a GPU kernel copies
+// what it reads to its device first.
 #pragma once
 
 #include <initializer_list>
@@ -21,6 +22,8 @@ public:
     KernelBuffer(float *data, std::initializer_list<halide_dimension_t> dims);
     KernelBuffer(const KernelBuffer &) = delete;
     KernelBuffer &operator=(const KernelBuffer &) = delete;
+    // Frees the device copy a GPU kernel made of this buffer, if any.
+    ~KernelBuffer();
 
     halide_buffer_t *get() { return &buffer_; }
 
@@ -32,5 +35,9 @@ private:
     halide_dimension_t dims_[kMaxDims] = {};
     halide_buffer_t buffer_ = {};
 };
+
+// Ends a kernel call: throws Error for a failed one, then copies the results a GPU kernel left in
+// device memory back to the outputs' host memory (a no-op for CPU kernels).
+void finish_kernel_call(const char *op, int status, std::initializer_list<KernelBuffer *> outputs);
 
 }  // namespace poolconv::detail

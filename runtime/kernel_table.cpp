@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "poolconv/runtime.h"
+#include "runtime/dispatch.h"
 #include "poolconv_kernels.h"  // generated: every kernel header + POOLCONV_FOR_EACH_KERNEL
 
 namespace poolconv::detail {
@@ -30,11 +31,17 @@ bool kernels_built_for(int isa) {
 }
 
 AnyKernel find_kernel(const std::string &name) {
+    auto lookup = [&](Isa isa) -> AnyKernel {
+        for (const KernelEntry &k : kKernels) {
+            if (k.isa == isa && name == k.name) return k.fn;
+        }
+        return nullptr;
+    };
     const Isa isa = active_isa();
-    for (const KernelEntry &k : kKernels) {
-        if (k.isa == isa && name == k.name) return k.fn;
-    }
-    return nullptr;
+    AnyKernel fn = lookup(isa);
+    // GPU paths have kernels for the types GPUs compute in; the other types run on the CPU.
+    if (!fn && (isa == Isa::cuda || isa == Isa::opencl)) fn = lookup(best_cpu_isa());
+    return fn;
 }
 
 }  // namespace poolconv::detail

@@ -159,22 +159,22 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
     detail::KernelBuffer in(input), out(output);
     const KernelWindow &w = p.window;
-    int status = 0;
     if (indices) {
         auto fn = detail::find_kernel_as<detail::MaxPoolIndicesKernel>(name);
         if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
         detail::KernelBuffer idx(*indices);
-        status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
+        const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get(), idx.get());
+        detail::finish_kernel_call(op, status, {&out, &idx});
     } else {
         auto fn = detail::find_kernel_as<detail::MaxPoolKernel>(name);
         if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
-        status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
+        const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get());
+        detail::finish_kernel_call(op, status, {&out});
     }
-    if (status != 0) detail::throw_kernel_failure(op, status);
 }
 
 void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAttributes &attributes) {
@@ -225,7 +225,7 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
                           kw.dilation[0], kw.dilation[1], kw.dilation[2], kw.pad_begin[0], kw.pad_begin[1],
                           kw.pad_begin[2], count_begin[0], count_begin[1], count_begin[2], count_end[0], count_end[1],
                           count_end[2], out.get());
-    if (status != 0) detail::throw_kernel_failure(op, status);
+    detail::finish_kernel_call(op, status, {&out});
 }
 
 }  // namespace poolconv

@@ -23,4 +23,8 @@ struct ConvolutionStages {
 // Schedules the stages for `target` with accumulator tile `tile` (see ConvTile).
 void schedule_convolution(ConvolutionStages &stages, const TargetParams &target, const ConvTile &tile);
 
+// The GPU plan (schedules/convolution_schedule_gpu.cpp); schedule_convolution calls it for targets
+// whose TargetParams say gpu.
+void schedule_convolution_gpu(ConvolutionStages &stages, const ConvTile &tile);
+
 }  // namespace poolconv::schedules

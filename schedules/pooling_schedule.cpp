@@ -28,6 +28,7 @@ using namespace Halide;
 
 void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type,
                       int accumulator_bytes) {
+    if (target.gpu) return schedule_pooling_gpu(s);
     const int lanes = target.vector_bytes / std::max(work_type.bytes(), accumulator_bytes);
 
     const std::vector<Var> args = s.output.args();
@@ -85,6 +86,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 }
 
 void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type) {
+    if (target.gpu) return schedule_global_pooling_gpu(s);
     const int lanes = target.vector_bytes / work_type.bytes();
     const std::vector<Var> args = s.output.args();
     const Var &c = args[3], &n = args[4];

@@ -35,4 +35,9 @@ void schedule_pooling(PoolingStages &stages, const TargetParams &target,
 // in vector lanes instead of along output x. The reduction must be an associative update (a sum).
 void schedule_global_pooling(PoolingStages &stages, const TargetParams &target, const Halide::Type &work_type);
 
+// The GPU plans of the two above (schedules/pooling_schedule_gpu.cpp); they call these for
+// targets whose TargetParams say gpu.
+void schedule_pooling_gpu(PoolingStages &stages);
+void schedule_global_pooling_gpu(PoolingStages &stages);
+
 }  // namespace poolconv::schedules

@@ -26,6 +26,9 @@ struct TargetParams {
     int vector_registers;     // architectural SIMD registers available to accumulators and taps
     ConvTile conv_tile;       // convolution, any group size
     ConvTile depthwise_tile;  // convolution with one input and one output channel per group
+    // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
+    // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
+    bool gpu = false;
 
     // Lanes of one SIMD register for elements of type t.
     int lanes(const Halide::Type &t) const { return vector_bytes / t.bytes(); }
@@ -36,6 +39,7 @@ TargetParams x86_avx512_params();
 TargetParams x86_avx2_params();
 TargetParams x86_baseline_params();
 TargetParams arm_neon_params();
+TargetParams gpu_params();
 
 // Picks the table for a Halide target (aborts with a clear message for targets we do not schedule).
 TargetParams target_params(const Halide::Target &target);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Every test, from a fresh Debian 12 machine: install what is missing, then
-#   1. Release build (build/): the whole GoogleTest suite with every x86 ISA forced in turn,
-#      the install-and-consume check, and a short benchmark smoke run;
-#   2. AddressSanitizer + UBSan build (build-asan/) of the runtime, CLI and tests: the suite again;
+#   1. Release build (build/): the whole GoogleTest suite with every x86 ISA forced in turn and
+#      the GPU schedules run through OpenCL on PoCL, the install-and-consume check, the Android
+#      and CUDA (ptxas) checks of the generated code, and a short benchmark smoke run;
+#   2. AddressSanitizer + UBSan build (build-asan/) of the runtime, CLI and tests: the suite again
+#      (CPU kernels only: the OpenCL driver's own allocations are not ours to check);
 #   3. AArch64 cross build (build-aarch64/, NEON kernels made by build/'s generators): the suite
-#      under qemu-aarch64, with fewer random configurations.
+#      under qemu-aarch64.
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLCONV_SANITIZE=address,undefined \
-      -DPOOLCONV_BUILD_BENCH=OFF
+      -DPOOLCONV_BUILD_BENCH=OFF -DPOOLCONV_GPU_TARGETS=""
 cmake --build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"

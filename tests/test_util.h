@@ -337,8 +337,9 @@ inline bool force_isa(Isa isa) {
     return active_isa() == isa;
 }
 
-// The paths every kernel test covers: all of this architecture's.
-inline std::vector<Isa> all_isas() { return architecture_isas(); }
+// The paths every kernel test covers: all this build has (CPU paths of this architecture, GPU
+// backends built); a path the machine lacks is skipped.
+inline std::vector<Isa> all_isas() { return built_isas(); }
 
 inline std::string isa_param_name(const ::testing::TestParamInfo<Isa> &info) { return isa_name(info.param); }
 
@@ -350,7 +351,7 @@ protected:
         if (!force_isa(GetParam())) {
             const Isa got = active_isa();
             set_isa(Isa::best);
-            GTEST_SKIP() << "this CPU lacks " << isa_name(GetParam()) << " (the runtime would run "
+            GTEST_SKIP() << "this machine lacks " << isa_name(GetParam()) << " (the runtime would run "
                          << isa_name(got) << ")";
         }
     }
