@@ -1,7 +1,7 @@
 # ctest script: the CUDA kernels' PTX assembles for real GPUs. Halide embeds each CUDA kernel's
 # PTX module as text in its object; this pulls it out and assembles it with ptxas for every
 # architecture in ARCHS (e.g. sm_80 sm_90). Without ptxas the test says so and is skipped.
-# Variables: OBJECTS_DIR (where the poolconv_*_cuda.o objects are), PTXAS, ARCHS, WORK_DIR.
+# Variables: OBJECTS (the CUDA kernels' object files), PTXAS, ARCHS, WORK_DIR.
 if (NOT PTXAS OR NOT EXISTS "${PTXAS}")
     message(STATUS "ptxas not found (looked in PATH and /usr/local/cuda/bin): PTX not assembled")
     return()
@@ -9,10 +9,10 @@ endif ()
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
-file(GLOB objects "${OBJECTS_DIR}/poolconv_*_cuda.o")
+set(objects ${OBJECTS})
 list(LENGTH objects object_count)
 if (object_count EQUAL 0)
-    message(FATAL_ERROR "no CUDA kernel objects in ${OBJECTS_DIR}")
+    message(FATAL_ERROR "no CUDA kernel objects given")
 endif ()
 
 set(modules 0)
