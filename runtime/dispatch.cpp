@@ -101,7 +101,6 @@ bool gpu_present(Isa isa) {
 }
 
 constexpr Isa kGpuIsas[] = {Isa::cuda, Isa::opencl};
-bool is_gpu(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
 
 // The paths of this architecture, most capable first (see POOLCONV_ISAS in cmake/).
 #if defined(__aarch64__)
@@ -173,7 +172,7 @@ Isa choose_cpu_isa(Isa requested) {
 Isa active_isa() {
     detail::ensure_runtime_ready();
     const Isa requested = g_requested_isa;
-    if (is_gpu(requested) && detail::kernels_built_for(static_cast<int>(requested)) && gpu_present(requested)) {
+    if (detail::is_gpu_isa(requested) && detail::kernels_built_for(static_cast<int>(requested)) && gpu_present(requested)) {
         return requested;
     }
     return choose_cpu_isa(requested);
@@ -213,6 +212,8 @@ void ensure_runtime_ready() {
         halide_set_num_threads(g_threads);
     });
 }
+
+bool is_gpu_isa(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
 
 Isa best_cpu_isa() { return choose_cpu_isa(Isa::best); }
 

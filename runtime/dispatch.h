@@ -9,6 +9,9 @@ namespace poolconv::detail {
 // applies POOLCONV_NUM_THREADS / POOLCONV_ISA the first time.
 void ensure_runtime_ready();
 
+// Whether `isa` is a GPU backend (cuda, opencl) rather than a CPU instruction set.
+bool is_gpu_isa(Isa isa);
+
 // The path `best` picks (the CPU's most capable): where a GPU path has no kernel for a call.
 Isa best_cpu_isa();
 

@@ -40,7 +40,7 @@ AnyKernel find_kernel(const std::string &name) {
     const Isa isa = active_isa();
     AnyKernel fn = lookup(isa);
     // GPU paths have kernels for the types GPUs compute in; the other types run on the CPU.
-    if (!fn && (isa == Isa::cuda || isa == Isa::opencl)) fn = lookup(best_cpu_isa());
+    if (!fn && is_gpu_isa(isa)) fn = lookup(best_cpu_isa());
     return fn;
 }
 
