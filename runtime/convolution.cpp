@@ -5,17 +5,68 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "poolconv/runtime.h"
 #include "runtime/checked_math.h"
 #include "runtime/dispatch.h"
+#include "runtime/gpu.h"
 #include "runtime/halide_buffer.h"
 #include "runtime/kernel_table.h"
 #include "runtime/validation.h"
 #include "schedules/conv_packing.h"
 
 namespace poolconv {
+
+namespace detail {
+
+// The weights and bias as the kernels read them, shared by the copies of a PreparedConvolution.
+// Each GPU path gets a device copy on its first call, kept until the last copy goes.
+struct PackedWeights {
+    int64_t out_block = 0;     // output channels per group, padded to the kernels' block
+    std::vector<float> weights;  // (g, ci, kz, ky, kx, co): co innermost, out_block of them
+    std::vector<float> bias;     // (g, co), out_block per group; zeros without a bias
+    // Halide dimensions, innermost first: weights (kx, ky, kz, ci, co, g), bias (co, g).
+    std::vector<halide_dimension_t> weights_dims, bias_dims;
+
+    // Buffers for a call on `isa`: the device copies for a GPU path (made now if this is its
+    // first call), else views of the host arrays, which `host` owns for the call.
+    struct Buffers {
+        halide_buffer_t *weights, *bias;
+    };
+    Buffers buffers_for(Isa isa, std::unique_ptr<KernelBuffer> host[2]) const {
+        if (!is_gpu_isa(isa)) {
+            host[0] = view(weights, weights_dims);
+            host[1] = view(bias, bias_dims);
+            return {host[0]->get(), host[1]->get()};
+        }
+        const int slot = isa == Isa::cuda ? 0 : 1;
+        std::lock_guard<std::mutex> lock(device_mutex);
+        if (!device[slot][0]) {
+            std::unique_ptr<KernelBuffer> copies[2] = {view(weights, weights_dims), view(bias, bias_dims)};
+            for (std::unique_ptr<KernelBuffer> &b : copies) {
+                const int status = halide_copy_to_device(nullptr, b->get(), device_interface(isa));
+                if (status != 0) throw_kernel_failure("convolution: weights upload", status);
+            }
+            device[slot][0] = std::move(copies[0]);
+            device[slot][1] = std::move(copies[1]);
+        }
+        return {device[slot][0]->get(), device[slot][1]->get()};
+    }
+
+private:
+    // const_cast: the kernels only read weights and bias.
+    static std::unique_ptr<KernelBuffer> view(const std::vector<float> &data, const std::vector<halide_dimension_t> &dims) {
+        return std::make_unique<KernelBuffer>(const_cast<float *>(data.data()), dims);
+    }
+
+    mutable std::mutex device_mutex;
+    mutable std::unique_ptr<KernelBuffer> device[2][2];  // [cuda, opencl][weights, bias]
+};
+
+}  // namespace detail
 
 namespace {
 
@@ -134,6 +185,12 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
     if (dtype_ != DType::f32 && dtype_ != DType::f16 && dtype_ != DType::bf16) {
         throw Error(std::string(kOp) + ": weights dtype " + dtype_name(dtype_) + " is not supported (f32, f16, bf16)");
     }
+    for (const TensorView *t : {&weights, bias}) {
+        if (t && t->memory != Memory::host) {
+            throw Error(std::string(kOp) + ": " + (t == bias ? "bias" : "weights") + " must be in host memory (they are packed on the CPU), got " +
+                        memory_name(t->memory) + " memory");
+        }
+    }
     const ResolvedWeights w = resolve_weights(weights.shape, a);
     detail::check_tensor(kOp, "weights", weights, dtype_, weights.shape);
     weights_shape_ = w.shape;
@@ -147,16 +204,29 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
 
     // Pack: (g, ci, kz, ky, kx, co) with co innermost, out_block_ output channels per group.
     const int64_t out_per_group = out_channels / group_, in_per_group = w.shape[1];
-    out_block_ = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
+    auto packed = std::make_shared<detail::PackedWeights>();
+    const int64_t ob = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
+    packed->out_block = ob;
     int64_t taps = 1;  // kernel elements
     for (std::size_t i = 2; i < w.shape.size(); i++) taps *= w.shape[i];
-    const int64_t packed = checked_mul(checked_mul(checked_mul(group_, in_per_group, "packed weights"), taps, "packed weights"),
-                                       out_block_, "packed weights");
-    if (packed > std::numeric_limits<int32_t>::max()) {
-        throw Error(std::string(kOp) + ": packed weights would have " + str(packed) + " elements; kernels take at most 2^31-1");
+    const int64_t packed_count = checked_mul(
+        checked_mul(checked_mul(group_, in_per_group, "packed weights"), taps, "packed weights"), ob, "packed weights");
+    if (packed_count > std::numeric_limits<int32_t>::max()) {
+        throw Error(std::string(kOp) + ": packed weights would have " + str(packed_count) +
+                    " elements; kernels take at most 2^31-1");
     }
-    weights_.assign(static_cast<std::size_t>(packed), 0.0f);
-    bias_.assign(static_cast<std::size_t>(group_ * out_block_), 0.0f);
+    packed->weights.assign(static_cast<std::size_t>(packed_count), 0.0f);
+    packed->bias.assign(static_cast<std::size_t>(group_ * ob), 0.0f);
+    // Kernel extents in Halide axis order (x = W, y = H, z = D); all fit in int32 (packed_count does).
+    int32_t kernel[3] = {1, 1, 1};
+    const std::size_t spatial = w.shape.size() - 2;
+    for (std::size_t i = 0; i < spatial; i++) kernel[spatial - 1 - i] = static_cast<int32_t>(w.shape[i + 2]);
+    auto dim = [](int64_t extent, int64_t stride) {
+        return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
+    };
+    packed->weights_dims = {dim(kernel[0], ob), dim(kernel[1], ob * kernel[0]), dim(kernel[2], ob * kernel[0] * kernel[1]),
+                            dim(in_per_group, ob * taps), dim(ob, 1), dim(group_, ob * taps * in_per_group)};
+    packed->bias_dims = {dim(ob, 1), dim(group_, ob)};
 
     // The weights' own strides, seen in ONNX form: an output channel co of the grouped layout
     // [G, C_out/G, ...] is (co / (C_out/G), co % (C_out/G)), which is the same memory when dense.
@@ -177,18 +247,19 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
                     offset += (rest % weights.shape[k0 + d]) * strides[k0 + d];
                     rest /= weights.shape[k0 + d];
                 }
-                const int64_t packed_index = ((g * in_per_group + ci) * taps + t) * out_block_ + cog;
-                weights_[static_cast<std::size_t>(packed_index)] =
+                const int64_t packed_index = ((g * in_per_group + ci) * taps + t) * ob + cog;
+                packed->weights[static_cast<std::size_t>(packed_index)] =
                     element_as_float(dtype_, base + static_cast<std::size_t>(offset) * size);
             }
         }
         if (bias) {
             const auto *b = static_cast<const unsigned char *>(bias->data);
             const int64_t stride = bias->effective_strides()[0];
-            bias_[static_cast<std::size_t>(g * out_block_ + cog)] =
+            packed->bias[static_cast<std::size_t>(g * ob + cog)] =
                 element_as_float(dtype_, b + static_cast<std::size_t>(co * stride) * size);
         }
     }
+    packed_ = std::move(packed);
 }
 
 ConvGeometry PreparedConvolution::infer_shape(const std::vector<int64_t> &input_shape) const {
@@ -209,12 +280,12 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
         const int64_t channel_stride = t->effective_strides()[1];
         detail::to_int32(kOp, "group stride", 0, channel_stride * (t->shape[1] / group_));
     }
+    const detail::CallPath path = detail::call_path(kOp, {{"input", &input}, {"output", &output}});
     if (output.element_count() == 0) return;
 
     // Window numbers in Halide axis order (0 = x = W, 1 = y = H, 2 = z = D).
     const std::size_t spatial = input.shape.size() - 2;
     int32_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};
-    int32_t kernel[3] = {1, 1, 1};
     for (std::size_t i = 0; i < spatial; i++) {
         const std::size_t ax = spatial - 1 - i;
         const int64_t k = weights_shape_[i + 2];
@@ -222,7 +293,6 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
         const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
         const int64_t pb = geometry.pads_begin[i];
         const int64_t out = geometry.output_shape[i + 2];
-        kernel[ax] = static_cast<int32_t>(k);  // packed weights fit in int32
         stride[ax] = detail::to_int32(kOp, "strides", i, s);
         dilation[ax] = detail::to_int32(kOp, "dilations", i, d);
         pad_begin[ax] = detail::to_int32(kOp, "pads_begin", i, pb);
@@ -244,23 +314,12 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     const int64_t out_per_group = weights_shape_[0] / group_;
     const bool depthwise = in_per_group == 1 && out_per_group == 1;
     const std::string name = std::string("conv_") + dtype_name(dtype_) + (depthwise ? "_depthwise" : "");
-    auto fn = detail::find_kernel_as<detail::ConvKernel>(name);
-    if (!fn) throw Error(std::string(kOp) + ": no kernel " + name + " for " + isa_name(active_isa()));
+    auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, name, path);
 
-    const int64_t ob = out_block_;
-    const int64_t taps = int64_t(kernel[0]) * kernel[1] * kernel[2];
-    auto dim = [](int64_t extent, int64_t stride_) {
-        return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride_));
-    };
-    // const_cast: the kernels only read weights and bias.
-    float *packed_weights = const_cast<float *>(weights_.data());
-    float *packed_bias = const_cast<float *>(bias_.data());
     detail::KernelBuffer in(input, group_), out(output, group_);
-    detail::KernelBuffer w(packed_weights, {dim(kernel[0], ob), dim(kernel[1], ob * kernel[0]),
-                                            dim(kernel[2], ob * kernel[0] * kernel[1]), dim(in_per_group, ob * taps),
-                                            dim(ob, 1), dim(group_, ob * taps * in_per_group)});
-    detail::KernelBuffer b(packed_bias, {dim(ob, 1), dim(group_, ob)});
-    const int status = fn(in.get(), w.get(), b.get(), stride[0], stride[1], stride[2], dilation[0], dilation[1],
+    std::unique_ptr<detail::KernelBuffer> host_packed[2];
+    const detail::PackedWeights::Buffers packed = packed_->buffers_for(path.isa, host_packed);
+    const int status = fn(in.get(), packed.weights, packed.bias, stride[0], stride[1], stride[2], dilation[0], dilation[1],
                           dilation[2], pad_begin[0], pad_begin[1], pad_begin[2],
                           attributes_.activation != Activation::none, clamp_min, clamp_max, out.get());
     detail::finish_kernel_call(kOp, status, {&out});

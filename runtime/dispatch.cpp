@@ -12,14 +12,9 @@
 #include <vector>
 
 #include "HalideRuntime.h"
-#ifdef POOLCONV_HAVE_CUDA
-#include "HalideRuntimeCuda.h"
-#endif
-#ifdef POOLCONV_HAVE_OPENCL
-#include "HalideRuntimeOpenCL.h"
-#endif
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
+#include "runtime/gpu.h"
 #include "runtime/kernel_table.h"
 
 namespace poolconv {
@@ -63,41 +58,6 @@ bool cpu_supports_isa(Isa isa) {
         return false;
     }
     return false;
-}
-
-// Whether a GPU backend's driver loads and gives a device: a tiny device allocation initializes
-// both, or fails (no driver library, no device). Asked once per backend.
-bool device_works(const halide_device_interface_t *interface) {
-    uint8_t host[4] = {};
-    halide_dimension_t dim(0, 4, 1);
-    halide_buffer_t probe = {};
-    probe.host = host;
-    probe.type = halide_type_t(halide_type_uint, 8);
-    probe.dimensions = 1;
-    probe.dim = &dim;
-    const bool ok = halide_device_malloc(nullptr, &probe, interface) == 0;
-    if (ok) halide_device_free(nullptr, &probe);
-    t_last_halide_error.clear();
-    return ok;
-}
-
-bool gpu_present(Isa isa) {
-    switch (isa) {
-#ifdef POOLCONV_HAVE_CUDA
-    case Isa::cuda: {
-        static const bool present = device_works(halide_cuda_device_interface());
-        return present;
-    }
-#endif
-#ifdef POOLCONV_HAVE_OPENCL
-    case Isa::opencl: {
-        static const bool present = device_works(halide_opencl_device_interface());
-        return present;
-    }
-#endif
-    default:
-        return false;
-    }
 }
 
 constexpr Isa kGpuIsas[] = {Isa::cuda, Isa::opencl};
@@ -172,7 +132,8 @@ Isa choose_cpu_isa(Isa requested) {
 Isa active_isa() {
     detail::ensure_runtime_ready();
     const Isa requested = g_requested_isa;
-    if (detail::is_gpu_isa(requested) && detail::kernels_built_for(static_cast<int>(requested)) && gpu_present(requested)) {
+    if (detail::is_gpu_isa(requested) && detail::kernels_built_for(static_cast<int>(requested)) &&
+        detail::gpu_present(requested)) {
         return requested;
     }
     return choose_cpu_isa(requested);
@@ -216,6 +177,31 @@ void ensure_runtime_ready() {
 bool is_gpu_isa(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
 
 Isa best_cpu_isa() { return choose_cpu_isa(Isa::best); }
+
+CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors) {
+    const NamedTensor &first = *tensors.begin();
+    for (const NamedTensor &t : tensors) {
+        if (t.tensor->memory != first.tensor->memory) {
+            throw Error(std::string(op) + ": " + first.name + " is in " + memory_name(first.tensor->memory) +
+                        " memory but " + t.name + " is in " + memory_name(t.tensor->memory) +
+                        " memory; all tensors of a call must be in one place");
+        }
+    }
+    const Memory memory = first.tensor->memory;
+    if (memory == Memory::host) return CallPath{active_isa(), false};
+    const Isa isa = memory_isa(memory);
+    if (!kernels_built_for(static_cast<int>(isa))) {
+        throw Error(std::string(op) + ": the tensors are in " + memory_name(memory) + " memory but this build has no " +
+                    isa_name(isa) + " kernels (POOLCONV_GPU_TARGETS at configure time)");
+    }
+    if (!gpu_present(isa)) {
+        throw Error(std::string(op) + ": the tensors are in " + memory_name(memory) + " memory but no " +
+                    isa_name(isa) + " device was found");
+    }
+    return CallPath{isa, true};
+}
+
+void clear_halide_error() { t_last_halide_error.clear(); }
 
 void throw_kernel_failure(const char *op, int halide_status) {
     std::string message = t_last_halide_error.empty() ? "no message" : t_last_halide_error;

@@ -1,7 +1,10 @@
 // Process-wide runtime state shared by all operators. Internal to the runtime.
 #pragma once
 
+#include <initializer_list>
+
 #include "poolconv/runtime.h"
+#include "poolconv/tensor.h"
 
 namespace poolconv::detail {
 
@@ -14,6 +17,24 @@ bool is_gpu_isa(Isa isa);
 
 // The path `best` picks (the CPU's most capable): where a GPU path has no kernel for a call.
 Isa best_cpu_isa();
+
+// A tensor of a call, named for messages ("input").
+struct NamedTensor {
+    const char *name;
+    const TensorView *tensor;
+};
+
+// Where a call runs: host tensors on active_isa(); tensors all in one GPU's memory on that GPU.
+struct CallPath {
+    Isa isa;
+    bool device_tensors;  // no CPU fallback: the data is in device memory
+};
+// Throws Error when the tensors are in different places, or in the memory of a GPU this build has
+// no kernels for or this machine lacks.
+CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors);
+
+// Forgets the message Halide reported on this thread (after an expected failure, e.g. a probe).
+void clear_halide_error();
 
 // Throws Error for a failed kernel call, with the message Halide reported on this thread.
 [[noreturn]] void throw_kernel_failure(const char *op, int halide_status);

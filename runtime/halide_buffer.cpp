@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "runtime/dispatch.h"
+#include "runtime/gpu.h"
 
 namespace poolconv::detail {
 
@@ -45,6 +46,7 @@ KernelBuffer::KernelBuffer(const TensorView &view) {
     dims_[3] = dimension(view.shape[1], strides[1]);
     dims_[4] = dimension(view.shape[0], strides[0]);
     buffer_.dimensions = 5;
+    wrap_device(view);
 }
 
 KernelBuffer::KernelBuffer(const TensorView &view, int64_t groups) {
@@ -55,9 +57,18 @@ KernelBuffer::KernelBuffer(const TensorView &view, int64_t groups) {
     dims_[4] = dimension(groups, strides[1] * per_group);
     dims_[5] = dimension(view.shape[0], strides[0]);
     buffer_.dimensions = 6;
+    wrap_device(view);
 }
 
-KernelBuffer::KernelBuffer(float *data, std::initializer_list<halide_dimension_t> dims) {
+void KernelBuffer::wrap_device(const TensorView &view) {
+    if (view.memory == Memory::host) return;
+    buffer_.host = nullptr;
+    buffer_.flags = 0;  // the device side is current and the only one
+    wrap_device_memory(&buffer_, view.memory, view.data);
+    memory_ = view.memory;
+}
+
+KernelBuffer::KernelBuffer(float *data, const std::vector<halide_dimension_t> &dims) {
     int d = 0;
     for (const halide_dimension_t &dim : dims) dims_[d++] = dim;
     buffer_.host = reinterpret_cast<uint8_t *>(data);
@@ -68,14 +79,18 @@ KernelBuffer::KernelBuffer(float *data, std::initializer_list<halide_dimension_t
 }
 
 KernelBuffer::~KernelBuffer() {
-    if (buffer_.device) halide_device_free(nullptr, &buffer_);
+    if (memory_ != Memory::host) {
+        detach_device_memory(&buffer_, memory_);
+    } else if (buffer_.device) {
+        halide_device_free(nullptr, &buffer_);
+    }
 }
 
 void finish_kernel_call(const char *op, int status, std::initializer_list<KernelBuffer *> outputs) {
     if (status != 0) throw_kernel_failure(op, status);
     for (KernelBuffer *out : outputs) {
         halide_buffer_t *b = out->get();
-        if (b->device && (b->flags & halide_buffer_flag_device_dirty)) {
+        if (b->host && b->device && (b->flags & halide_buffer_flag_device_dirty)) {
             status = halide_copy_to_host(nullptr, b);
             if (status != 0) throw_kernel_failure(op, status);
         }

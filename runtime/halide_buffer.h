@@ -1,10 +1,12 @@
 // TensorViews as kernels see them: halide_buffer_t in Halide's innermost-first order
 // (x = W, y = H, z = D, then channels and batch). Spatial axes a view lacks (1-D and 2-D
 // operators) get extent 1. Host memory is marked current (host_dirty), so a GPU kernel copies
-// what it reads to its device first.
+// what it reads to its device first; a view in device memory is wrapped as the buffer's device
+// allocation (no host pointer, no copies).
 #pragma once
 
 #include <initializer_list>
+#include <vector>
 
 #include "HalideRuntime.h"
 #include "poolconv/tensor.h"
@@ -19,10 +21,11 @@ public:
     // channels.
     KernelBuffer(const TensorView &view, int64_t groups);
     // An f32 array with these dimensions (innermost first), e.g. packed weights.
-    KernelBuffer(float *data, std::initializer_list<halide_dimension_t> dims);
+    KernelBuffer(float *data, const std::vector<halide_dimension_t> &dims);
     KernelBuffer(const KernelBuffer &) = delete;
     KernelBuffer &operator=(const KernelBuffer &) = delete;
-    // Frees the device copy a GPU kernel made of this buffer, if any.
+    // Frees the device copy a GPU kernel made of this buffer, if any (a wrapped device tensor is
+    // only let go).
     ~KernelBuffer();
 
     halide_buffer_t *get() { return &buffer_; }
@@ -31,13 +34,16 @@ private:
     static constexpr int kMaxDims = 6;
     // The spatial axes x, y, z of `view` into dims_[0..2].
     void set_spatial(const TensorView &view, const std::vector<int64_t> &strides);
+    // A device view's allocation becomes the buffer's device side.
+    void wrap_device(const TensorView &view);
 
+    Memory memory_ = Memory::host;
     halide_dimension_t dims_[kMaxDims] = {};
     halide_buffer_t buffer_ = {};
 };
 
 // Ends a kernel call: throws Error for a failed one, then copies the results a GPU kernel left in
-// device memory back to the outputs' host memory (a no-op for CPU kernels).
+// device memory back to the outputs' host memory (a no-op for CPU kernels and device tensors).
 void finish_kernel_call(const char *op, int status, std::initializer_list<KernelBuffer *> outputs);
 
 }  // namespace poolconv::detail

@@ -1,8 +1,10 @@
 #include "runtime/kernel_table.h"
 
 #include <cstring>
+#include <string>
 
 #include "poolconv/runtime.h"
+#include "poolconv/tensor.h"
 #include "runtime/dispatch.h"
 #include "poolconv_kernels.h"  // generated: every kernel header + POOLCONV_FOR_EACH_KERNEL
 
@@ -30,17 +32,19 @@ bool kernels_built_for(int isa) {
     return false;
 }
 
-AnyKernel find_kernel(const std::string &name) {
+AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path) {
     auto lookup = [&](Isa isa) -> AnyKernel {
         for (const KernelEntry &k : kKernels) {
             if (k.isa == isa && name == k.name) return k.fn;
         }
         return nullptr;
     };
-    const Isa isa = active_isa();
-    AnyKernel fn = lookup(isa);
-    // GPU paths have kernels for the types GPUs compute in; the other types run on the CPU.
-    if (!fn && is_gpu_isa(isa)) fn = lookup(best_cpu_isa());
+    AnyKernel fn = lookup(path.isa);
+    if (!fn && is_gpu_isa(path.isa) && !path.device_tensors) fn = lookup(best_cpu_isa());
+    if (!fn) {
+        throw Error(std::string(op) + ": no " + isa_name(path.isa) + " kernel " + name +
+                    (path.device_tensors ? " (the tensors are in device memory, so the CPU cannot run it)" : ""));
+    }
     return fn;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "HalideRuntime.h"
+#include "runtime/dispatch.h"
 
 namespace poolconv::detail {
 
@@ -35,14 +36,16 @@ using ConvKernel = int (*)(halide_buffer_t *input, halide_buffer_t *weights, hal
 // Whether this build has kernels for `isa` (see POOLCONV_ISAS in cmake/PoolconvKernels.cmake).
 bool kernels_built_for(int isa);
 
-// The kernel `name` (e.g. "max_pool_f32_indices_i64") for the active instruction set; nullptr if
-// no such kernel was built. The caller casts it to the signature above that `name` implies.
+// The kernel `name` (e.g. "max_pool_f32_indices_i64") for a call on `path`, cast to `Fn`, the
+// signature above that `name` implies. A GPU path with host tensors and no such kernel uses the
+// best CPU path's (GPUs have kernels for the types they compute in). Throws Error naming the
+// kernel and path when there is none.
 using AnyKernel = void (*)();
-AnyKernel find_kernel(const std::string &name);
+AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path);
 
 template<typename Fn>
-Fn find_kernel_as(const std::string &name) {
-    return reinterpret_cast<Fn>(find_kernel(name));
+Fn find_kernel_as(const char *op, const std::string &name, const CallPath &path) {
+    return reinterpret_cast<Fn>(find_kernel(op, name, path));
 }
 
 }  // namespace poolconv::detail

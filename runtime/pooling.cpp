@@ -131,8 +131,10 @@ bool as_global_pooling(const TensorView &input, const TensorView &output, const 
         dense *= input.shape[d];
     }
     const std::vector<int64_t> out_strides = output.effective_strides();
-    *flat_input = TensorView{input.dtype, {input.shape[0], input.shape[1], plane}, {in_strides[0], in_strides[1], 1}, input.data};
-    *flat_output = TensorView{output.dtype, {input.shape[0], input.shape[1], 1}, {out_strides[0], out_strides[1], 1}, output.data};
+    *flat_input = TensorView{input.dtype, {input.shape[0], input.shape[1], plane}, {in_strides[0], in_strides[1], 1}, input.data,
+                             input.memory};
+    *flat_output = TensorView{output.dtype, {input.shape[0], input.shape[1], 1}, {out_strides[0], out_strides[1], 1}, output.data,
+                              output.memory};
     return true;
 }
 
@@ -153,6 +155,9 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     } else {
         for (int32_t &c : coef) c = 0;
     }
+    const detail::CallPath path =
+        indices ? detail::call_path(op, {{"input", &input}, {"output", &output}, {"indices", indices}})
+                : detail::call_path(op, {{"input", &input}, {"output", &output}});
     if (p.empty) return;
 
     std::string name = std::string("max_pool_") + dtype_name(input.dtype);
@@ -160,16 +165,14 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     detail::KernelBuffer in(input), out(output);
     const KernelWindow &w = p.window;
     if (indices) {
-        auto fn = detail::find_kernel_as<detail::MaxPoolIndicesKernel>(name);
-        if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
+        auto fn = detail::find_kernel_as<detail::MaxPoolIndicesKernel>(op, name, path);
         detail::KernelBuffer idx(*indices);
         const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get(), idx.get());
         detail::finish_kernel_call(op, status, {&out, &idx});
     } else {
-        auto fn = detail::find_kernel_as<detail::MaxPoolKernel>(name);
-        if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
+        auto fn = detail::find_kernel_as<detail::MaxPoolKernel>(op, name, path);
         const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get());
@@ -180,6 +183,7 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
 void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAttributes &attributes) {
     const char *op = "avg_pool";
     PreparedPool p = prepare_pool(op, input, output, attributes, {DType::f32, DType::f16, DType::bf16});
+    const detail::CallPath path = detail::call_path(op, {{"input", &input}, {"output", &output}});
     if (p.empty) return;
 
     // Which tap positions the divisor counts, per axis: see AvgPadMode.
@@ -218,8 +222,7 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
     }
     const KernelWindow &kw = global ? flat_window : w;
     const std::string name = std::string(global ? "global_avg_pool_" : "avg_pool_") + dtype_name(input.dtype);
-    auto fn = detail::find_kernel_as<detail::AvgPoolKernel>(name);
-    if (!fn) throw Error(std::string(op) + ": no kernel " + name + " for " + isa_name(active_isa()));
+    auto fn = detail::find_kernel_as<detail::AvgPoolKernel>(op, name, path);
     detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
     const int status = fn(in.get(), kw.kernel[0], kw.kernel[1], kw.kernel[2], kw.stride[0], kw.stride[1], kw.stride[2],
                           kw.dilation[0], kw.dilation[1], kw.dilation[2], kw.pad_begin[0], kw.pad_begin[1],

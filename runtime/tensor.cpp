@@ -41,6 +41,15 @@ int64_t TensorView::element_count() const {
     return count;
 }
 
+const char *memory_name(Memory memory) {
+    switch (memory) {
+    case Memory::host: return "host";
+    case Memory::cuda: return "cuda";
+    case Memory::opencl: return "opencl";
+    }
+    return "unknown";
+}
+
 std::vector<int64_t> TensorView::effective_strides() const {
     if (!strides.empty()) return strides;
     std::vector<int64_t> dense(shape.size());

@@ -9,6 +9,7 @@ packages=(
     libbenchmark-dev libdnnl-dev       # poolconv_bench, side by side with oneDNN
     g++-aarch64-linux-gnu qemu-user    # ARM: cross-compiled kernels and tests, run under emulation
     pocl-opencl-icd ocl-icd-libopencl1 # GPU schedules checked through OpenCL on PoCL (a CPU device)
+    ocl-icd-opencl-dev opencl-c-headers # the device-memory test makes its cl_mem buffers itself
 )
 
 missing=()

@@ -13,12 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "poolconv/pooling.h"
 #include "poolconv/tensor.h"
 
 namespace poolconv {
+
+namespace detail {
+struct PackedWeights;
+}
 
 // How the weights tensor is laid out (both are the same memory for the same convolution).
 enum class WeightsLayout {
@@ -58,7 +63,9 @@ ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std
 
 // Weights (and bias) packed once for the kernels, then run on any input of a matching channel
 // count and rank. Types: f32, f16, bf16; input, weights, bias and output share it (accumulation is
-// f32). Copyable; run() is const and may be called from several threads at once.
+// f32). Weights and bias are read from host memory; GPU paths upload the packed form once, on
+// their first call, and keep it. Copies share the packed weights; run() is const and may be
+// called from several threads at once.
 class PreparedConvolution {
 public:
     // `bias` is optional: nullptr or a tensor of shape [C_out]. Throws Error for bad arguments.
@@ -77,9 +84,7 @@ private:
     int64_t group_;
     std::vector<int64_t> weights_shape_;
     ConvAttributes attributes_;
-    int64_t out_block_;           // output channels per group, padded to the kernels' block
-    std::vector<float> weights_;  // (g, ci, kz, ky, kx, co): co innermost, out_block_ of them
-    std::vector<float> bias_;     // (g, co), out_block_ per group; zeros without a bias
+    std::shared_ptr<const detail::PackedWeights> packed_;
 };
 
 // One convolution: PreparedConvolution(weights, bias, attributes).run(input, output).

@@ -19,10 +19,10 @@ int num_threads();
 // (avx512, avx2, baseline, neon, cuda, opencl) sets the initial choice.
 //
 // GPU paths (built when POOLCONV_GPU_TARGETS names them; never chosen by `best`): `cuda` runs the
-// kernels on an NVIDIA GPU, `opencl` on an OpenCL device. Tensors stay in host memory: each call
-// copies its inputs to the device and its outputs back. They fall back to `best` where no such
-// device (or driver) is found, and a call whose types have no GPU kernel (bf16, f64; f16 on
-// OpenCL) runs on the `best` CPU path.
+// kernels on an NVIDIA GPU, `opencl` on an OpenCL device. With host tensors, each call copies its
+// inputs to the device and its outputs back. They fall back to `best` where no such device (or
+// driver) is found, and a call whose types have no GPU kernel (bf16, f64; f16 on OpenCL) runs on
+// the `best` CPU path. Tensors already in GPU memory need no set_isa: see below.
 enum class Isa { best, avx512, avx2, baseline, neon, cuda, opencl };
 void set_isa(Isa isa);
 // The path a kernel call would take now on this machine (never `best`).
@@ -33,5 +33,37 @@ const char *isa_name(Isa isa);
 std::vector<Isa> architecture_isas();
 // Every path this build has kernels for: architecture_isas(), then the GPU paths built.
 std::vector<Isa> built_isas();
+
+// ---- GPU device memory ----
+// A call whose tensors are all in one GPU's memory (TensorView::memory = cuda or opencl) runs that
+// GPU's kernels, whatever set_isa says, reading and writing device memory directly: no copies, no
+// host synchronization. The kernels are queued on the context's stream (queue), so the outputs are
+// ready in that stream's order. It is an Error to mix host and device tensors in one call, and to
+// pass device tensors of a type that GPU has no kernel for (it cannot fall back to the CPU).
+// PreparedConvolution takes host weights, packs them once and keeps a device copy per GPU.
+
+// A GPU context and its queue: CUDA's CUcontext and CUstream, or OpenCL's cl_context and
+// cl_command_queue, as void pointers so this header needs no GPU headers.
+struct GpuContext {
+    void *context = nullptr;
+    void *queue = nullptr;
+};
+
+// The context and queue the kernels of GPU path `isa` (cuda, opencl) use, set up on first use:
+// device tensors must be allocated in this context. Throws Error if this build has no kernels for
+// `isa` or no such device is found.
+//   CUDA: by default a context of its own on device 0 and the default stream (set_cuda_context
+//   replaces both). OpenCL: a context and in-order queue on the first device of the platform that
+//   HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE select; an engine with its own context defines
+//   Halide's hooks halide_acquire_cl_context / halide_release_cl_context, which replace the
+//   defaults in libpoolconv.a.
+GpuContext gpu_context(Isa isa);
+
+// Makes the CUDA kernels run in the engine's context and stream, e.g. the device's primary context
+// (the one the CUDA runtime API and frameworks allocate in) and the engine's current stream, so
+// their device pointers can be passed directly. A default-constructed GpuContext restores the
+// default. Process-wide: call it while no operator runs. Throws Error if this build has no CUDA
+// kernels.
+void set_cuda_context(GpuContext context);
 
 }  // namespace poolconv

@@ -20,6 +20,16 @@ public:
 
 enum class DType { f32, f16, bf16, f64, i8, u8, i32, i64 };
 
+// Where a tensor's data lives. Device tensors are run on by that GPU's kernels with no copies
+// (see "GPU device memory" in poolconv/runtime.h).
+enum class Memory {
+    host,    // data: a host pointer
+    cuda,    // data: a CUDA device pointer (a CUdeviceptr cast to void *) in poolconv's CUDA context
+    opencl,  // data: a cl_mem buffer object created in poolconv's OpenCL context
+};
+// "host", "cuda", "opencl", for messages.
+const char *memory_name(Memory memory);
+
 // Bytes per element.
 std::size_t dtype_size(DType dtype);
 // Short name: "f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64".
@@ -29,12 +39,14 @@ DType dtype_from_name(std::string_view name);
 
 // A view of caller-owned memory. `strides` are in elements, one per dimension; empty means dense
 // row-major (C order). Kernels need the last dimension to be contiguous (stride 1). Inputs are only
-// read through `data`; outputs are written.
+// read through `data`; outputs are written. `memory` says what `data` is: a host pointer (the
+// default) or a GPU buffer, whose allocation must cover every element the strides address.
 struct TensorView {
     DType dtype = DType::f32;
     std::vector<int64_t> shape;
     std::vector<int64_t> strides;
     void *data = nullptr;
+    Memory memory = Memory::host;
 
     // A dense row-major view.
     static TensorView dense(DType dtype, std::vector<int64_t> shape, void *data) {
