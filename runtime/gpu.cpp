@@ -178,8 +178,8 @@ Isa memory_isa(Memory memory) {
     return Isa::best;
 }
 
-void wrap_device_memory(halide_buffer_t *buffer, Memory memory, void *data) {
-    const auto handle = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(data));
+void wrap_device_memory([[maybe_unused]] halide_buffer_t *buffer, Memory memory, void *data) {
+    [[maybe_unused]] const auto handle = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(data));
     int status = -1;
     switch (memory) {
 #ifdef POOLCONV_HAVE_CUDA
@@ -193,7 +193,7 @@ void wrap_device_memory(halide_buffer_t *buffer, Memory memory, void *data) {
     if (status != 0) throw_kernel_failure("device tensor", status);
 }
 
-void detach_device_memory(halide_buffer_t *buffer, Memory memory) noexcept {
+void detach_device_memory([[maybe_unused]] halide_buffer_t *buffer, Memory memory) noexcept {
     switch (memory) {
 #ifdef POOLCONV_HAVE_CUDA
     case Memory::cuda: halide_cuda_detach_device_ptr(nullptr, buffer); break;
