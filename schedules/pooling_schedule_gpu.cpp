@@ -6,7 +6,7 @@
 //   output:      blocks of 32 x 8 threads over (x, y), and one block row per (z, c, n); each
 //                thread reduces its window along x, then y, then z in registers. Neighbouring
 //                threads read neighbouring x: coalesced loads.
-//   indices:     no GPU schedule yet (see schedule_pooling_gpu)
+//   indices:     computed with the values, in the same threads (see schedule_pooling_gpu)
 // Global pooling: one thread per plane sums its row (the planes are short: 7x7 in ResNet).
 #include "schedules/pooling_schedule.h"
 
@@ -18,21 +18,28 @@ namespace {
 
 constexpr int kBlockX = 32, kBlockY = 8;
 
-// The input-rows copy, as a grid of its own: (x, y) tiles, (z, c, n) fused into the third block axis.
+// Blocks of kBlockX x kBlockY threads over (x, y), and the (z, c, n) planes fused into the third
+// block axis, split into `v`: xo, yo (blocks), xi, yi (threads), planes.
+struct GridVars {
+    VarOrRVar xo, yo, xi, yi;  // RVars to split an RVar x
+    Var planes;
+};
+void plane_grid(Stage stage, const VarOrRVar &x, const VarOrRVar &y, const Var &z, const Var &c, const Var &n,
+                const GridVars &v) {
+    stage.fuse(z, c, v.planes)
+        .fuse(v.planes, n, v.planes)
+        .gpu_tile(x, y, v.xo, v.yo, v.xi, v.yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
+        .gpu_blocks(v.planes);
+}
+
+// The input-rows copy, as a grid of its own; its update copies the input's own columns.
 void schedule_input_rows_gpu(PoolingStages &s) {
     const std::vector<Var> a = s.input_rows.args();
-    Var xo("rows_xo"), yo("rows_yo"), xi("rows_xi"), yi("rows_yi"), planes("rows_planes");
-    s.input_rows.compute_root()
-        .fuse(a[2], a[3], planes)
-        .fuse(planes, a[4], planes)
-        .gpu_tile(a[0], a[1], xo, yo, xi, yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
-        .gpu_blocks(planes);
-    RVar co("columns_o"), ci("columns_i");
-    s.input_rows.update()
-        .fuse(a[2], a[3], planes)
-        .fuse(planes, a[4], planes)
-        .gpu_tile(s.input_columns, a[1], co, yo, ci, yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
-        .gpu_blocks(planes);
+    const Var yo("rows_yo"), yi("rows_yi"), planes("rows_planes");
+    s.input_rows.compute_root();
+    plane_grid(s.input_rows, a[0], a[1], a[2], a[3], a[4], {Var("rows_xo"), yo, Var("rows_xi"), yi, planes});
+    plane_grid(s.input_rows.update(), s.input_columns, a[1], a[2], a[3], a[4],
+               {RVar("columns_o"), yo, RVar("columns_i"), yi, planes});
 }
 
 }  // namespace
@@ -40,28 +47,28 @@ void schedule_input_rows_gpu(PoolingStages &s) {
 void schedule_pooling_gpu(PoolingStages &s) {
     const std::vector<Var> args = s.output.args();
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
-    Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), planes("planes");
-
-    auto output_grid = [&](Func f) {
-        f.fuse(z, c, planes)
-            .fuse(planes, n, planes)
-            .gpu_tile(x, y, xo, yo, xi, yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
-            .gpu_blocks(planes);
-    };
+    const GridVars v{Var("xo"), Var("yo"), Var("xi"), Var("yi"), Var("planes")};
     for (Func table : s.axis_tables) table.compute_root();
     schedule_input_rows_gpu(s);
 
     if (s.second_output.defined()) {
-        // Two schedules were tried for the indices output and dropped: fusing the two outputs
-        // (compute_with) took Halide 14 ~50 s to lower per kernel, and computing the window's
-        // (value, position) stages at root gave wrong positions on PoCL's OpenCL. CMake builds no
-        // GPU indices kernels; the runtime runs MaxPool with indices on the CPU.
-        throw CompileError("poolconv has no GPU schedule for MaxPool with indices");
+        // Values and indices come out of one (value, position) reduction: the two outputs share
+        // their thread loops (compute_with), so each thread reduces its window once and writes
+        // both. Their blocks span (x, y, c) only, and z and n are loops on the host, one launch
+        // each (usually just one): with z, c and n fused into one block axis as below, Halide 14
+        // took ~50 s to lower each kernel (its loop trimming of the fused index arithmetic).
+        for (Func f : {s.output, s.second_output}) {
+            f.gpu_tile(x, y, v.xo, v.yo, v.xi, v.yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
+                .gpu_blocks(c)
+                .reorder({v.xi, v.yi, v.xo, v.yo, c, z, n});
+        }
+        s.second_output.compute_with(s.output, v.xi.var);
+    } else {
+        plane_grid(s.output, x, y, z, c, n, v);
     }
     // Each stage one value per thread (a register), computed inside the tap loop of the stage that
     // consumes it.
-    output_grid(s.output);
-    s.along[2].compute_at(s.output, xi);
+    s.along[2].compute_at(s.output, v.xi.var);
     s.along[1].compute_at(s.along[2], s.taps[2]);
     s.along[0].compute_at(s.along[1], s.taps[1]);
 }

@@ -98,9 +98,20 @@ TEST_F(OpenClMemory, PoolingMatchesReference) {
         if (average) {
             avg_pool(dx, dy, avg);
             reference::avg_pool(x.view(), expected.view(), avg);
-        } else {
+        } else if (trial % 4 < 2) {
             max_pool(dx, dy, a);
             reference::max_pool(x.view(), expected.view(), a, nullptr);
+        } else {  // with indices, also in device memory
+            a.axis = trial % 8 < 4 ? 0 : 2;
+            const DType index_type = trial % 8 < 4 ? DType::i64 : DType::i32;
+            Tensor got_indices = Tensor::dense(index_type, out_shape), expected_indices = got_indices;
+            const TensorView di = upload(got_indices);
+            max_pool(dx, dy, a, &di);
+            const TensorView ei = expected_indices.view();
+            reference::max_pool(x.view(), expected.view(), a, &ei);
+            download(di, got_indices);
+            EXPECT_TRUE(test::tensors_match(got_indices, expected_indices))
+                << "max_pool indices " << dtype_name(dtype) << " " << shape_to_string(shape) << " " << test::describe(a);
         }
         download(dy, got);
         test::CompareOptions tolerance;
