@@ -105,14 +105,15 @@ protected:
     }
 
     // The input as the x-stage reads it: rows widened by the padding columns. A padding column
-    // holds 0, but its value never matters: every tap that reads one is masked by `inside_x`.
+    // is left unwritten (undef: no fill pass), as its value never matters: every tap that reads
+    // one is masked by `inside_x`.
     // Only the input's own columns are copied (an update over them), so when the schedule
     // stores these rows in a scratch buffer the copy is dense, and so is every tap load, even in
     // the border vectors of a row. y and z are clamped, so any row is a legal read.
     Halide::RDom columns;  // input_rows' update: the input's own columns
     Func input_rows() {
         Func f("input_rows");
-        f(x, y, z, c, n) = Halide::cast(input.type(), 0);
+        f(x, y, z, c, n) = Halide::undef(input.type());
         columns = Halide::RDom(0, input.dim(0).extent(), "columns");
         Expr cy = Halide::clamp(y, 0, input.dim(1).extent() - 1);
         Expr cz = Halide::clamp(z, 0, input.dim(2).extent() - 1);
