@@ -93,8 +93,9 @@ an option's value is the next argument or follows '=': --kernel=3,3):
 Environment:
   POOLCONV_NUM_THREADS  default number of worker threads (1..1024; default: one per hardware
                         thread). --threads overrides it.
-  POOLCONV_ISA          force a code path: avx512, avx2 or baseline (default: the best this CPU has;
-                        a path the CPU lacks falls back to the best it has)
+  POOLCONV_ISA          force a code path: avx512, avx2, baseline, neon, cuda or opencl (default:
+                        the best this CPU has; a path the machine lacks falls back to the best it has)
+  An invalid value of either is an error (exit status 1).
 
 Exit status:
   0  success

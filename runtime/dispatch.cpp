@@ -2,6 +2,7 @@
 #include "runtime/dispatch.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -69,23 +70,33 @@ constexpr Isa kArchitectureIsas[] = {Isa::neon};
 constexpr Isa kArchitectureIsas[] = {Isa::avx512, Isa::avx2, Isa::baseline};
 #endif
 
+// POOLCONV_NUM_THREADS if set (an integer in [1, 1024]; anything else is an Error, not ignored),
+// else one per hardware thread.
 int default_threads() {
     if (const char *env = std::getenv("POOLCONV_NUM_THREADS")) {
         char *end = nullptr;
-        long n = std::strtol(env, &end, 10);
-        if (end != env && *end == '\0' && n > 0 && n <= 1024) return static_cast<int>(n);
+        errno = 0;
+        const long n = std::strtol(env, &end, 10);
+        if (end == env || *end != '\0' || errno != 0 || n < 1 || n > 1024) {
+            throw Error(std::string("POOLCONV_NUM_THREADS='") + env + "' is not an integer in [1, 1024]");
+        }
+        return static_cast<int>(n);
     }
     unsigned hw = std::thread::hardware_concurrency();
     return hw ? static_cast<int>(hw) : 1;
 }
 
+// POOLCONV_ISA if set (an isa_name; anything else is an Error, not ignored), else best.
 Isa isa_from_env() {
     const char *env = std::getenv("POOLCONV_ISA");
     if (!env) return Isa::best;
-    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::cuda, Isa::opencl, Isa::best}) {
+    const Isa all[] = {Isa::best, Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::cuda, Isa::opencl};
+    std::string names;
+    for (Isa isa : all) {
         if (std::strcmp(env, isa_name(isa)) == 0) return isa;
+        names += std::string(names.empty() ? "" : ", ") + isa_name(isa);
     }
-    return Isa::best;
+    throw Error(std::string("POOLCONV_ISA='") + env + "' is not one of " + names);
 }
 
 }  // namespace
@@ -164,6 +175,8 @@ const char *isa_name(Isa isa) {
 
 namespace detail {
 
+// A bad POOLCONV_ISA or POOLCONV_NUM_THREADS makes every call throw its Error (call_once runs the
+// set-up again next time).
 void ensure_runtime_ready() {
     static std::once_flag once;
     std::call_once(once, [] {

@@ -630,6 +630,25 @@ TEST_F(CliErrorTest, DataErrors) {
     expect_failure({"maxpool", "-i", w("huge.npy"), "-o", y_, "--kernel", "2,2"}, 1, "truncated");
 }
 
+// Settings from the environment are checked like arguments, not ignored.
+TEST_F(CliErrorTest, BadEnvironmentSettings) {
+    ::setenv("POOLCONV_ISA", "avx9", 1);
+    expect_failure(maxpool({"--kernel", "2,2"}), 1,
+                   "POOLCONV_ISA='avx9' is not one of best, avx512, avx2, baseline, neon, cuda, opencl");
+    ::unsetenv("POOLCONV_ISA");
+    for (const char *bad : {"0", "2000", "four", "3x", ""}) {
+        ::setenv("POOLCONV_NUM_THREADS", bad, 1);
+        expect_failure(maxpool({"--kernel", "2,2"}), 1,
+                       std::string("POOLCONV_NUM_THREADS='") + bad + "' is not an integer in [1, 1024]");
+    }
+    ::unsetenv("POOLCONV_NUM_THREADS");
+    ::setenv("POOLCONV_ISA", "baseline", 1);
+    ::setenv("POOLCONV_NUM_THREADS", "1", 1);
+    run_ok(maxpool({"--kernel", "2,2"}));
+    ::unsetenv("POOLCONV_ISA");
+    ::unsetenv("POOLCONV_NUM_THREADS");
+}
+
 TEST_F(CliErrorTest, ConvErrors) {
     // Usage
     save_f32("w.npy", {2, 1, 2, 2}, std::vector<float>(8, 0.5f));

@@ -8,7 +8,8 @@ namespace poolconv {
 
 // Worker threads used by every kernel. Call it while no operator runs: a change restarts the
 // thread pool. 0 restores the default: the POOLCONV_NUM_THREADS
-// environment variable if set, else one per hardware thread.
+// environment variable if set, else one per hardware thread. A POOLCONV_NUM_THREADS or
+// POOLCONV_ISA value poolconv does not understand makes every call throw an Error naming it.
 void set_num_threads(int threads);
 int num_threads();
 
