@@ -32,16 +32,12 @@ struct PackedWeights {
     std::vector<halide_dimension_t> weights_dims, bias_dims;
 
     // Buffers for a call on `isa`: the device copies for a GPU path (made now if this is its
-    // first call), else views of the host arrays, which `host` owns for the call.
+    // first call), else the host views. Kernels only read them, so calls share them.
     struct Buffers {
         halide_buffer_t *weights, *bias;
     };
-    Buffers buffers_for(Isa isa, std::unique_ptr<KernelBuffer> host[2]) const {
-        if (!is_gpu_isa(isa)) {
-            host[0] = view(weights, weights_dims);
-            host[1] = view(bias, bias_dims);
-            return {host[0]->get(), host[1]->get()};
-        }
+    Buffers buffers_for(Isa isa) const {
+        if (!is_gpu_isa(isa)) return {host[0]->get(), host[1]->get()};
         const int slot = isa == Isa::cuda ? 0 : 1;
         std::lock_guard<std::mutex> lock(device_mutex);
         if (!device[slot][0]) {
@@ -56,12 +52,19 @@ struct PackedWeights {
         return {device[slot][0]->get(), device[slot][1]->get()};
     }
 
+    // Makes the host views; call once the arrays and dimensions are final.
+    void finish() {
+        host[0] = view(weights, weights_dims);
+        host[1] = view(bias, bias_dims);
+    }
+
 private:
     // const_cast: the kernels only read weights and bias.
     static std::unique_ptr<KernelBuffer> view(const std::vector<float> &data, const std::vector<halide_dimension_t> &dims) {
         return std::make_unique<KernelBuffer>(const_cast<float *>(data.data()), dims);
     }
 
+    std::unique_ptr<KernelBuffer> host[2];  // [weights, bias]
     mutable std::mutex device_mutex;
     mutable std::unique_ptr<KernelBuffer> device[2][2];  // [cuda, opencl][weights, bias]
 };
@@ -259,6 +262,7 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
                 element_as_float(dtype_, b + static_cast<std::size_t>(co * stride) * size);
         }
     }
+    packed->finish();
     packed_ = std::move(packed);
 }
 
@@ -317,8 +321,7 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, name, path);
 
     detail::KernelBuffer in(input, group_), out(output, group_);
-    std::unique_ptr<detail::KernelBuffer> host_packed[2];
-    const detail::PackedWeights::Buffers packed = packed_->buffers_for(path.isa, host_packed);
+    const detail::PackedWeights::Buffers packed = packed_->buffers_for(path.isa);
     const int status = fn(in.get(), packed.weights, packed.bias, stride[0], stride[1], stride[2], dilation[0], dilation[1],
                           dilation[2], pad_begin[0], pad_begin[1], pad_begin[2],
                           attributes_.activation != Activation::none, clamp_min, clamp_max, out.get());

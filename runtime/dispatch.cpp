@@ -203,14 +203,7 @@ CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors) {
     const Memory memory = first.tensor->memory;
     if (memory == Memory::host) return CallPath{active_isa(), false};
     const Isa isa = memory_isa(memory);
-    if (!kernels_built_for(static_cast<int>(isa))) {
-        throw Error(std::string(op) + ": the tensors are in " + memory_name(memory) + " memory but this build has no " +
-                    isa_name(isa) + " kernels (POOLCONV_GPU_TARGETS at configure time)");
-    }
-    if (!gpu_present(isa)) {
-        throw Error(std::string(op) + ": the tensors are in " + memory_name(memory) + " memory but no " +
-                    isa_name(isa) + " device was found");
-    }
+    require_gpu(std::string(op) + ": the tensors are in " + memory_name(memory) + " memory but", isa);
     return CallPath{isa, true};
 }
 

@@ -15,6 +15,7 @@
 #include "HalideRuntimeOpenCL.h"
 #endif
 #include "runtime/dispatch.h"
+#include "runtime/kernel_table.h"
 
 // Halide runtime hooks (weak definitions in the Halide runtime, not declared by its headers):
 // the context and queue its kernels use. CUcontext, CUstream, cl_context and cl_command_queue are
@@ -89,9 +90,9 @@ void install_cuda_hooks() {
 }
 #endif
 
-[[noreturn]] void throw_not_built(const char *op, Isa isa) {
-    throw Error(std::string(op) + ": this build has no " + isa_name(isa) +
-                " kernels (POOLCONV_GPU_TARGETS at configure time)");
+// `lead` begins the message, e.g. "set_cuda_context:".
+[[noreturn]] void throw_not_built(const std::string &lead, Isa isa) {
+    throw Error(lead + " this build has no " + isa_name(isa) + " kernels (POOLCONV_GPU_TARGETS at configure time)");
 }
 
 }  // namespace
@@ -100,8 +101,7 @@ GpuContext gpu_context(Isa isa) {
     detail::ensure_runtime_ready();
     const char *op = "gpu_context";
     if (!detail::is_gpu_isa(isa)) throw Error(std::string(op) + ": " + isa_name(isa) + " is not a GPU path");
-    if (!detail::device_interface(isa)) throw_not_built(op, isa);
-    if (!detail::gpu_present(isa)) throw Error(std::string(op) + ": no " + isa_name(isa) + " device was found");
+    detail::require_gpu(std::string(op) + ":", isa);
     GpuContext c;
     int status = 0;
 #ifdef POOLCONV_HAVE_CUDA
@@ -131,7 +131,7 @@ void set_cuda_context(GpuContext context) {
     g_cuda_context = context.context;
 #else
     (void)context;
-    throw_not_built("set_cuda_context", Isa::cuda);
+    throw_not_built("set_cuda_context:", Isa::cuda);
 #endif
 }
 
@@ -169,6 +169,11 @@ bool gpu_present(Isa isa) {
     }
 }
 
+void require_gpu(const std::string &lead, Isa isa) {
+    if (!kernels_built_for(static_cast<int>(isa))) throw_not_built(lead, isa);
+    if (!gpu_present(isa)) throw Error(lead + " no " + isa_name(isa) + " device was found");
+}
+
 Isa memory_isa(Memory memory) {
     switch (memory) {
     case Memory::cuda: return Isa::cuda;
@@ -188,7 +193,7 @@ void wrap_device_memory([[maybe_unused]] halide_buffer_t *buffer, Memory memory,
 #ifdef POOLCONV_HAVE_OPENCL
     case Memory::opencl: status = halide_opencl_wrap_cl_mem(nullptr, buffer, handle); break;
 #endif
-    default: throw_not_built("device tensor", memory_isa(memory));
+    default: throw_not_built("device tensor:", memory_isa(memory));
     }
     if (status != 0) throw_kernel_failure("device tensor", status);
 }

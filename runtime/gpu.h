@@ -2,6 +2,8 @@
 // device memory. Internal to the runtime.
 #pragma once
 
+#include <string>
+
 #include "HalideRuntime.h"
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
@@ -13,6 +15,11 @@ const halide_device_interface_t *device_interface(Isa isa);
 
 // Whether `isa`'s driver loads and gives a device; asked once per backend.
 bool gpu_present(Isa isa);
+
+// Throws Error unless this build has kernels for GPU path `isa` and the machine has its device;
+// the message begins with `lead` ("gpu_context:"), then "this build has no cuda kernels ..." or
+// "no cuda device was found".
+void require_gpu(const std::string &lead, Isa isa);
 
 // The GPU path that owns `memory` (Memory::cuda -> Isa::cuda, ...); Isa::best for host memory.
 Isa memory_isa(Memory memory);
