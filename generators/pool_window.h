@@ -11,6 +11,8 @@
 // and a tap with i outside [0, extent) is padding. Array index a: 0 = x (W), 1 = y (H), 2 = z (D).
 #pragma once
 
+#include <functional>
+
 #include "Halide.h"
 
 #include "generators/element_type.h"
@@ -78,14 +80,10 @@ protected:
         return o * stride[a] - pad_begin[a] + k * dilation[a];
     }
 
-    // Padding taps. Lanes of a vector run along x, so whether a tap is padding along x differs
-    // between lanes: the algorithms mask those taps with a select on `inside_x`, marked `likely` so
-    // loop partitioning peels the border vectors and the steady state has no test at all.
-    // Along y and z a tap is padding for all lanes alike: `skip_padding` drops such taps from
-    // that stage's RDom (a plain branch per tap row).
-    Expr inside_x(const Expr &ix) {
-        return Halide::likely(ix >= 0 && ix < input.dim(0).extent());
-    }
+    // Padding taps. Along x they are columns of input_rows (below) holding a value that never
+    // changes the reduction, so the x stage reads every tap unmasked. Along y and z a tap is
+    // padding for all lanes alike: `skip_padding` drops such taps from that stage's RDom (a
+    // plain branch per tap row).
     void skip_padding(Halide::RDom &r, int a, const Expr &i) {
         r.where(i >= 0 && i < input.dim(a).extent());
     }
@@ -104,20 +102,24 @@ protected:
         return f;
     }
 
-    // The input as the x-stage reads it: rows widened by the padding columns. A padding column
-    // is left unwritten (undef: no fill pass), as its value never matters: every tap that reads
-    // one is masked by `inside_x`.
-    // Only the input's own columns are copied (an update over them), so when the schedule
-    // stores these rows in a scratch buffer the copy is dense, and so is every tap load, even in
-    // the border vectors of a row. y and z are clamped, so any row is a legal read.
+    // The input as the x stage reads it: each element passed through `encode` (into the type the
+    // reduction works in), and each row widened by padding columns that hold `padding`, a value
+    // the reduction ignores (0 for a sum, the lowest key for a max). The schedule stores these
+    // rows in a scratch buffer, so the encoding runs once per input element, not once per tap,
+    // and every tap loads a dense, unmasked vector, also in the border vectors of a row.
+    // The pure definition fills whole rows with `padding`; an update then copies the input's own
+    // columns over them, so the copy reads the input densely (no clamped, gathered border
+    // vectors). y and z are clamped, so any row is a legal read (padding rows are skipped, never
+    // read).
     Halide::RDom columns;  // input_rows' update: the input's own columns
-    Func input_rows() {
+    Func input_rows(const std::function<Expr(const Expr &)> &encode, const Expr &padding) {
         Func f("input_rows");
-        f(x, y, z, c, n) = Halide::undef(input.type());
         columns = Halide::RDom(0, input.dim(0).extent(), "columns");
         Expr cy = Halide::clamp(y, 0, input.dim(1).extent() - 1);
         Expr cz = Halide::clamp(z, 0, input.dim(2).extent() - 1);
-        f(columns, y, z, c, n) = input(columns, cy, cz, c, n);
+        Expr value = encode(input(columns, cy, cz, c, n));
+        f(x, y, z, c, n) = Halide::cast(value.type(), padding);
+        f(columns, y, z, c, n) = value;
         return f;
     }
 

@@ -29,6 +29,50 @@ static Expr lowest_finite(const Type &t) {
     return t.min();
 }
 
+// MaxPool compares keys: integers whose order is the order MaxPool wants, so that every tap is
+// one plain integer max (or compare) however NaNs and padding must behave.
+//   Floats (computed in f32, or f64): the key of a value is its sign-magnitude bit pattern read as
+//     a two's-complement integer: -x gets the negated key of x, so the keys of non-NaN values
+//     order exactly as the values do, and -0 and +0 share the key 0 (equal values: the first
+//     stays). Every NaN gets one key above +infinity: a NaN wins and then stays (PyTorch). A key
+//     decodes to +0, or the canonical quiet NaN, for those.
+//   Integers: the value itself, widened to int32 when positions are tracked, so that the padding
+//     key (the lowest of the key type) lies below every element. Values-only pooling keeps the
+//     data type (more lanes); there padding equals the type's minimum, which is harmless for a max.
+// Encoding runs once per input element (in the input-rows copy), not once per tap.
+class MaxKeys {
+public:
+    MaxKeys(const Type &data, bool with_indices)
+        : data_(data), work_(work_type(data)),
+          key_(work_.is_float() ? Int(work_.bits()) : (with_indices ? Int(32) : data)) {}
+
+    const Type &type() const { return key_; }
+    Expr padding() const { return key_.min(); }
+    Expr lowest() const { return cast(work_, lowest_finite(data_)); }
+
+    Expr encode(const Expr &v) const {
+        if (!work_.is_float()) return cast(key_, v);
+        Expr bits = reinterpret(key_, cast(work_, v));
+        Expr magnitude = bits & sign_mask();
+        Expr key = select(bits < 0, -magnitude, magnitude);
+        return select(magnitude > infinity_bits(), quiet_nan_bits(), key);
+    }
+
+    // The value of a key in the work type (a key no element has, such as padding(), is not decoded).
+    Expr decode(const Expr &key) const {
+        if (!work_.is_float()) return cast(work_, key);
+        Expr bits = select(key < 0, (-key) | ~sign_mask(), key);
+        return reinterpret(work_, bits);
+    }
+
+private:
+    Expr sign_mask() const { return key_.bits() == 64 ? Expr(int64_t(0x7fffffffffffffffLL)) : Expr(int32_t(0x7fffffff)); }
+    Expr infinity_bits() const { return key_.bits() == 64 ? Expr(int64_t(0x7ff0000000000000LL)) : Expr(int32_t(0x7f800000)); }
+    Expr quiet_nan_bits() const { return key_.bits() == 64 ? Expr(int64_t(0x7ff8000000000000LL)) : Expr(int32_t(0x7fc00000)); }
+
+    Type data_, work_, key_;
+};
+
 class MaxPool : public PoolGenerator<MaxPool> {
 public:
     // Emit a second output with the position of each maximum (argmax), or values only.
@@ -56,23 +100,14 @@ public:
 
     void generate() {
         // ---- Algorithm ----
-        const Type work = work_type(data_type());
-        const Expr lowest = cast(work, lowest_finite(data_type()));
-        Func in = input_rows();
+        // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
+        // above everything, with the padding key below every real value.
+        const MaxKeys keys(data_type(), with_indices);
+        Func in = input_rows([&](const Expr &v) { return keys.encode(v); }, keys.padding());
 
-        // Candidate (v, pos) beats the running best (acc, acc_pos) if it is an input element
-        // (pos >= 0; padding never wins) and is greater, or is a NaN where acc is not (a NaN then
-        // stays: PyTorch), or nothing has been seen yet. Strict comparison keeps the first of equal
-        // values. Values-only pooling needs no positions: its running best starts at `lowest`.
-        auto wins = [&](const Expr &v, const Expr &acc) {
-            Expr w = v > acc;
-            if (work.is_float()) w = w || (nan_bits(v) && !nan_bits(acc));
-            return w;
-        };
-        // IEEE semantics wherever a NaN passes: Halide otherwise lets LLVM assume there are no NaNs
-        // (fast-math) and fold the NaN tests or turn the selects into max instructions that drop
-        // NaNs. (to_data_type, in element_type.h, does the same for the final conversion.)
-        auto ieee = [&](const Expr &e) { return work.is_float() ? strict_float(e) : e; };
+        // Candidate (v, pos) beats the running best (acc, acc_pos) when its key is strictly greater:
+        // among equal keys the first stays (ties, and the first NaN), and padding, whose key is
+        // below every element's, never wins. Values-only pooling keeps just the largest key.
         Func along[kSpatialAxes] = {Func("max_along_x"), Func("max_along_y"), Func("max_along_z")};
         RDom taps[kSpatialAxes] = {taps_along(0), taps_along(1), taps_along(2)};
         const Var coord[kSpatialAxes] = {x, y, z};
@@ -80,12 +115,11 @@ public:
             Expr i = tap(a, coord[a], taps[a]);
             std::vector<Expr> at = {x, y, z, c, n};  // where this stage reads its source
             at[a] = i;
-            Expr v, pos, candidate_valid = Internal::const_true();
+            Expr v, pos;
             if (a == 0) {
-                // Taps of one input row: x-padding is masked lane by lane.
-                v = ieee(cast(work, in(at)));
+                // Taps of one input row (x-padding columns hold the padding key).
+                v = in(at);
                 pos = i * index_coef[0] + y * index_coef[1] + z * index_coef[2];
-                candidate_valid = inside_x(i);
             } else {
                 // Results of the previous stage, one per row of taps; padding rows are skipped.
                 skip_padding(taps[a], a, i);
@@ -97,32 +131,27 @@ public:
                 }
             }
             if (with_indices) {
-                // Position -1: no input element seen yet. A window made only of padding keeps
-                // `lowest`, and its index becomes the first element of its plane.
-                along[a](x, y, z, c, n) = Tuple(lowest, -1);
+                // Position -1: no input element seen yet.
+                along[a](x, y, z, c, n) = Tuple(keys.padding(), -1);
                 Expr acc = along[a](x, y, z, c, n)[0], acc_pos = along[a](x, y, z, c, n)[1];
-                Expr take = candidate_valid && pos >= 0 && (acc_pos < 0 || wins(v, acc));
-                along[a](x, y, z, c, n) = Tuple(ieee(select(take, v, acc)), ieee(select(take, pos, acc_pos)));
+                Expr take = v > acc;
+                along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, pos, acc_pos));
             } else {
-                // Floats start below every value (-infinity must be able to win); a window with
-                // no input element gets `lowest` at the end instead.
-                along[a](x, y, z, c, n) = work.is_float() ? cast(work, Expr(-std::numeric_limits<float>::infinity())) : lowest;
-                Expr acc = along[a](x, y, z, c, n);
-                along[a](x, y, z, c, n) = ieee(select(candidate_valid && wins(v, acc), v, acc));
+                along[a](x, y, z, c, n) = keys.padding();
+                along[a](x, y, z, c, n) = max(along[a](x, y, z, c, n), v);
             }
         }
+
+        // A window made only of padding keeps the padding key: its value is the lowest finite
+        // value of the type (OpenVINO), and its index the first element of its plane.
         const Func &best = along[kSpatialAxes - 1];
-        Func taps_inside[kSpatialAxes];
-        for (int a = 0; a < kSpatialAxes; a++) taps_inside[a] = counted_taps(a, 0, input.dim(a).extent());
+        Expr best_key = with_indices ? Expr(best(x, y, z, c, n)[0]) : Expr(best(x, y, z, c, n));
+        Expr value = keys.decode(best_key);
+        if (keys.type() != data_type()) value = select(best_key == keys.padding(), keys.lowest(), value);
+        output(x, y, z, c, n) = to_data_type(data_type(), value);
         if (with_indices) {
             Expr plane = c * index_coef[3] + n * index_coef[4];
-            output(x, y, z, c, n) = to_data_type(data_type(), best(x, y, z, c, n)[0]);
             (*indices)(x, y, z, c, n) = cast(Int(index_bits), max(best(x, y, z, c, n)[1], 0) + plane);
-        } else if (work.is_float()) {
-            Expr empty = taps_inside[0](x) == 0 || taps_inside[1](y) == 0 || taps_inside[2](z) == 0;
-            output(x, y, z, c, n) = to_data_type(data_type(), select(empty, lowest, best(x, y, z, c, n)));
-        } else {
-            output(x, y, z, c, n) = to_data_type(data_type(), best(x, y, z, c, n));
         }
 
         // ---- Estimates (autoschedulers) ----
@@ -139,8 +168,7 @@ public:
 
         schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         if (indices) stages.second_output = *indices;
-        if (!indices && work.is_float()) stages.axis_tables = {taps_inside[0], taps_inside[1], taps_inside[2]};
-        schedules::schedule_pooling(stages, target_params(), work, indices ? 4 : work.bytes());
+        schedules::schedule_pooling(stages, target_params(), keys.type(), indices ? 4 : keys.type().bytes());
     }
 };
 
@@ -167,8 +195,15 @@ public:
 
     void generate() {
         // ---- Algorithm ----
-        // Global pooling has no padding (the runtime guarantees it): taps read the input itself.
-        Func in = global ? Func(input) : input_rows();
+        // Values are summed in f32. Padding columns hold 0. Global pooling has no padding (the
+        // runtime guarantees it): its taps read the input itself.
+        auto to_f32 = [](const Expr &v) { return cast<float>(v); };
+        Func in("input_f32");
+        if (global) {
+            in(x, y, z, c, n) = to_f32(input(x, y, z, c, n));
+        } else {
+            in = input_rows(to_f32, 0.0f);
+        }
 
         // The window sum, one axis at a time; padding adds 0.
         Func along[kSpatialAxes] = {Func("sum_along_x"), Func("sum_along_y"), Func("sum_along_z")};
@@ -180,7 +215,7 @@ public:
             at[a] = i;
             along[a](x, y, z, c, n) = 0.0f;
             if (a == 0) {
-                along[a](x, y, z, c, n) += select(inside_x(i), cast<float>(in(at)), 0.0f);
+                along[a](x, y, z, c, n) += in(at);
             } else {
                 skip_padding(taps[a], a, i);
                 along[a](x, y, z, c, n) += along[a - 1](at);

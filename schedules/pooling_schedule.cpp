@@ -51,12 +51,12 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     for (Func table : s.axis_tables) table.compute_root();
 
-    // The input rows a row of outputs reads, copied into a per-plane scratch buffer before that
-    // row is computed. The copy is dense (only the input's own columns are copied; padding
-    // columns are never read unmasked), and every tap then loads a dense vector, also in the
-    // border vectors where a direct read would need clamped, gathered lanes.
+    // The (encoded) input rows of a plane, copied into a scratch buffer before the plane is
+    // pooled: every row once, densely, however many windows share it, and every tap then loads
+    // a dense vector, also in the border vectors. (A per-row copy would need a sliding window,
+    // which Halide cannot prove monotonic for a runtime stride.)
     const Var rx = s.input_rows.args()[0];
-    s.input_rows.store_at(s.output, c).compute_at(s.output, y).vectorize(rx, lanes);
+    s.input_rows.compute_at(s.output, c).vectorize(rx, lanes);
     s.input_rows.update().vectorize(s.input_columns, lanes);
 
     // The stages, innermost first, each one vector of `lanes` outputs computed inside the tap

@@ -16,8 +16,8 @@ struct PoolingStages {
     Halide::Func second_output;  // the indices output of MaxPool, if any; computed with `output`
     Halide::Func along[3];       // along[a] reduces along[a - 1] (or the input) along axis a
     Halide::RVar taps[3];        // along[a]'s taps
-    Halide::Func input_rows;     // the input rows along[0] reads, widened by padding columns
-    Halide::RVar input_columns;  // input_rows' update copies these columns
+    Halide::Func input_rows;     // the (encoded) input rows along[0] reads, widened by padding columns
+    Halide::RVar input_columns;  // input_rows' update copies these columns over the padding fill
 
     // Small per-axis tables (AvgPool's divisor factors), computed once per call.
     std::vector<Halide::Func> axis_tables;

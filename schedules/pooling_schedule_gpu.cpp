@@ -32,7 +32,7 @@ void plane_grid(Stage stage, const VarOrRVar &x, const VarOrRVar &y, const Var &
         .gpu_blocks(v.planes);
 }
 
-// The input-rows copy, as a grid of its own; its update copies the input's own columns.
+// The input-rows copy, as a grid of its own: the padding fill, then the input's own columns.
 void schedule_input_rows_gpu(PoolingStages &s) {
     const std::vector<Var> a = s.input_rows.args();
     const Var yo("rows_yo"), yi("rows_yi"), planes("rows_planes");

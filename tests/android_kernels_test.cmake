@@ -7,7 +7,7 @@ file(MAKE_DIRECTORY "${WORK_DIR}")
 
 # name | generator | generator params | an instruction the kernel must contain
 set(variants
-    "max_pool_f16_indices_i64|max_pool|data_type=float16 with_indices=true|fcmgt"
+    "max_pool_f16_indices_i64|max_pool|data_type=float16 with_indices=true|cmgt"
     "avg_pool_f32|avg_pool|data_type=float32|fadd"
     "conv_f32|convolution|data_type=float32|fmla"
     "conv_f32_depthwise|convolution|data_type=float32 depthwise=true|fmla")
@@ -34,7 +34,8 @@ foreach (variant IN LISTS variants)
     if (NOT asm MATCHES "file format elf64-littleaarch64")
         message(FATAL_ERROR "${name}: ${lib}.a is not AArch64 ELF")
     endif ()
-    # Vector arithmetic on 4 x f32 (or 8 x f16) lanes of v registers, e.g. "fmla v0.4s, v1.4s, v2.s[0]".
+    # Vector arithmetic on 4 x 32-bit (or 8 x 16-bit) lanes of v registers, e.g. "fmla v0.4s, v1.4s, v2.s[0]";
+    # MaxPool compares integer keys (cmgt).
     string(REGEX MATCHALL "\t${instruction}\tv[0-9]+\\.(4s|8h)" hits "${asm}")
     list(LENGTH hits count)
     if (count EQUAL 0)
