@@ -80,14 +80,6 @@ protected:
         return o * stride[a] - pad_begin[a] + k * dilation[a];
     }
 
-    // Padding taps. Along x they are columns of input_rows (below) holding a value that never
-    // changes the reduction, so the x stage reads every tap unmasked. Along y and z a tap is
-    // padding for all lanes alike: `skip_padding` drops such taps from that stage's RDom (a
-    // plain branch per tap row).
-    void skip_padding(Halide::RDom &r, int a, const Expr &i) {
-        r.where(i >= 0 && i < input.dim(a).extent());
-    }
-
     // For each output coordinate o along axis a (a 1-D table), how many window taps lie in
     // [begin, end): k counts when begin <= o*stride - pad_begin + k*dilation < end.
     Func counted_taps(int a, const Expr &begin, const Expr &end) {
@@ -102,41 +94,40 @@ protected:
         return f;
     }
 
-    // The input as the x stage reads it: each element passed through `encode` (into the type the
-    // reduction works in), and each row widened by padding columns that hold `padding`, a value
-    // the reduction ignores (0 for a sum, the lowest key for a max). The schedule stores these
-    // rows in a scratch buffer, so the encoding runs once per input element, not once per tap,
-    // and every tap loads a dense, unmasked vector, also in the border vectors of a row.
-    // The pure definition fills whole rows with `padding`; an update then copies the input's own
-    // columns over them, so the copy reads the input densely (no clamped, gathered border
-    // vectors). y and z are clamped, so any row is a legal read (padding rows are skipped, never
-    // read).
-    Halide::RDom columns;  // input_rows' update: the input's own columns
-    Func input_rows(const std::function<Expr(const Expr &)> &encode, const Expr &padding) {
-        Func f("input_rows");
-        columns = Halide::RDom(0, input.dim(0).extent(), "columns");
-        Expr cy = Halide::clamp(y, 0, input.dim(1).extent() - 1);
-        Expr cz = Halide::clamp(z, 0, input.dim(2).extent() - 1);
-        Expr value = encode(input(columns, cy, cz, c, n));
+    // The input as the window stages read it: each element passed through `encode` (into the
+    // type the reduction works in), inside a margin of padding that holds `padding`, a value the
+    // reduction ignores (0 for a sum, the lowest key for a max). So no tap needs a mask or a
+    // branch: a padding tap simply reads `padding`. The schedule stores this in a scratch
+    // buffer, so the encoding runs once per input element, not once per tap, and every tap loads
+    // a dense vector, also in the border vectors of a row.
+    // The pure definition fills everything with `padding`; an update then copies the input's own
+    // elements over it, reading the input densely (no clamped, gathered border vectors).
+    Halide::RDom input_elements;  // padded_input's update: the input's own (x, y, z)
+    Func padded_input(const std::function<Expr(const Expr &)> &encode, const Expr &padding) {
+        Func f("padded_input");
+        input_elements = Halide::RDom({{0, input.dim(0).extent()}, {0, input.dim(1).extent()}, {0, input.dim(2).extent()}},
+                                      "input_elements");
+        const Halide::RDom &e = input_elements;
+        Expr value = encode(input(e.x, e.y, e.z, c, n));
         f(x, y, z, c, n) = Halide::cast(value.type(), padding);
-        f(columns, y, z, c, n) = value;
+        f(e.x, e.y, e.z, c, n) = value;
         return f;
     }
 
     // What the schedule plan needs to know about a pipeline built from three `along` stages.
-    schedules::PoolingStages pooling_stages(Func output, Func rows, const Func along[kSpatialAxes],
+    schedules::PoolingStages pooling_stages(Func output, Func padded, const Func along[kSpatialAxes],
                                             const Halide::RDom taps[kSpatialAxes]) {
         schedules::PoolingStages s;
         s.output = output;
-        s.input_rows = rows;
-        s.input_columns = columns.x;
+        s.padded_input = padded;
+        s.input_elements = input_elements;
         for (int a = 0; a < kSpatialAxes; a++) {
             s.along[a] = along[a];
             s.taps[a] = taps[a].x;
+            s.kernel[a] = kernel[a];
+            s.stride[a] = stride[a];
+            s.dilation[a] = dilation[a];
         }
-        s.kernel_x = kernel[0];
-        s.stride_x = stride[0];
-        s.dilation_x = dilation[0];
         return s;
     }
 

@@ -103,7 +103,7 @@ public:
         // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
         // above everything, with the padding key below every real value.
         const MaxKeys keys(data_type(), with_indices);
-        Func in = input_rows([&](const Expr &v) { return keys.encode(v); }, keys.padding());
+        Func in = padded_input([&](const Expr &v) { return keys.encode(v); }, keys.padding());
 
         // Candidate (v, pos) beats the running best (acc, acc_pos) when its key is strictly greater:
         // among equal keys the first stays (ties, and the first NaN), and padding, whose key is
@@ -117,12 +117,11 @@ public:
             at[a] = i;
             Expr v, pos;
             if (a == 0) {
-                // Taps of one input row (x-padding columns hold the padding key).
+                // Taps of one input row (padding holds the padding key).
                 v = in(at);
                 pos = i * index_coef[0] + y * index_coef[1] + z * index_coef[2];
             } else {
-                // Results of the previous stage, one per row of taps; padding rows are skipped.
-                skip_padding(taps[a], a, i);
+                // Results of the previous stage, one per row (or plane) of taps.
                 if (with_indices) {
                     v = along[a - 1](at)[0];
                     pos = along[a - 1](at)[1];
@@ -195,14 +194,14 @@ public:
 
     void generate() {
         // ---- Algorithm ----
-        // Values are summed in f32. Padding columns hold 0. Global pooling has no padding (the
+        // Values are summed in f32; padding holds 0. Global pooling has no padding (the
         // runtime guarantees it): its taps read the input itself.
         auto to_f32 = [](const Expr &v) { return cast<float>(v); };
         Func in("input_f32");
         if (global) {
             in(x, y, z, c, n) = to_f32(input(x, y, z, c, n));
         } else {
-            in = input_rows(to_f32, 0.0f);
+            in = padded_input(to_f32, 0.0f);
         }
 
         // The window sum, one axis at a time; padding adds 0.
@@ -217,7 +216,6 @@ public:
             if (a == 0) {
                 along[a](x, y, z, c, n) += in(at);
             } else {
-                skip_padding(taps[a], a, i);
                 along[a](x, y, z, c, n) += along[a - 1](at);
             }
         }

@@ -6,13 +6,13 @@
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
 //            for tap z: [for tap y: [for tap x (unrolled when specialized): L lanes] L lanes] L lanes
 //            every partial result one vector, in registers
-//   input:   the input rows each output row reads are copied (densely) into a per-plane
-//            scratch buffer widened by the padding columns, so taps load dense vectors even at
-//            the borders; the `likely` x-border tests let loop partitioning keep the steady
-//            state free of selects.
-//   Specialized: kernel_x in {2, 3} with stride_x in {1, 2} and dilation_x 1 (dense or
-//   2-way-deinterleaved loads, unrolled taps); then stride_x 1 or 2 with any kernel (dense loads,
-//   tap loop); everything else takes the general path (gathers for runtime strides).
+//   input:   each plane is copied once, encoded (MaxPool keys, f32 sums) and padded, into a
+//            scratch buffer (see padded_input in generators/pool_window.h): taps load dense,
+//            unmasked vectors even at the borders, and padding taps need no branch.
+//   Specialized: the whole output for cubic 2- or 3-tap windows (squares in 2-D) with stride_x
+//   1 or 2 and no dilation (dense or 2-way-deinterleaved loads, every tap unrolled); then
+//   stride_x 1 or 2 with any kernel (dense loads, tap loops); everything else takes the general
+//   path (gathers for runtime strides).
 //
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), one
@@ -51,13 +51,13 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     for (Func table : s.axis_tables) table.compute_root();
 
-    // The (encoded) input rows of a plane, copied into a scratch buffer before the plane is
-    // pooled: every row once, densely, however many windows share it, and every tap then loads
-    // a dense vector, also in the border vectors. (A per-row copy would need a sliding window,
-    // which Halide cannot prove monotonic for a runtime stride.)
-    const Var rx = s.input_rows.args()[0];
-    s.input_rows.compute_at(s.output, c).vectorize(rx, lanes);
-    s.input_rows.update().vectorize(s.input_columns, lanes);
+    // The (encoded, padded) input of a plane, copied into a scratch buffer before the plane is
+    // pooled: every element once, densely, however many windows share it; every tap then loads
+    // a dense vector, also in the border vectors. (Copying per output row would need a sliding
+    // window, which Halide cannot prove monotonic for a runtime stride.)
+    const Var px = s.padded_input.args()[0];
+    s.padded_input.compute_at(s.output, c).vectorize(px, lanes);
+    s.padded_input.update().vectorize(s.input_elements.x, lanes);
 
     // The stages, innermost first, each one vector of `lanes` outputs computed inside the tap
     // loop of the stage that consumes it: along_z per output vector, along_y per z tap, along_x
@@ -74,15 +74,20 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
     }
 
-    // Hot cases along x: a constant kernel_x lets the taps unroll into shifted (stride 1) or
-    // deinterleaved (stride 2) loads of one input row. A constant stride alone still turns the
-    // general path's gathers into dense loads.
-    Stage along_x = s.along[0].update();
-    const std::pair<int, int> kernel_stride_cases[] = {{3, 1}, {3, 2}, {2, 2}, {2, 1}};
-    for (const auto &[k, st] : kernel_stride_cases) {
-        along_x.specialize(s.kernel_x == k && s.stride_x == st && s.dilation_x == 1).unroll(s.taps[0]);
+    // Hot cases: cubic windows of 2 or 3 taps (squares for 2-D pooling, whose z window is 1
+    // tap) with stride 1 or 2 along x and no dilation. The whole output is specialized, so the
+    // branch is taken once per call, and the taps unroll into shifted (stride 1) or
+    // deinterleaved (stride 2) loads. A constant stride alone still turns the general path's
+    // gathers into dense loads.
+    const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
+    const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;
+    for (int k : {3, 2}) {
+        for (int st : {2, 1}) {
+            s.output.specialize(kx == k && ky == k && kz == 1 && s.stride[0] == st && undilated);
+        }
     }
-    for (int st : {1, 2}) along_x.specialize(s.stride_x == st);
+    s.output.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && undilated);
+    for (int st : {1, 2}) s.along[0].update().specialize(s.stride[0] == st);
 }
 
 void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type) {
@@ -110,7 +115,7 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     partial.compute_at(s.along[1], s.taps[1]).vectorize(lane);
     partial.update().vectorize(lane);
     // The runtime always passes dilation 1 here; saying so makes the row loads dense.
-    partial.update().specialize(s.dilation_x == 1);
+    partial.update().specialize(s.dilation[0] == 1);
 }
 
 }  // namespace poolconv::schedules

@@ -16,14 +16,14 @@ struct PoolingStages {
     Halide::Func second_output;  // the indices output of MaxPool, if any; computed with `output`
     Halide::Func along[3];       // along[a] reduces along[a - 1] (or the input) along axis a
     Halide::RVar taps[3];        // along[a]'s taps
-    Halide::Func input_rows;     // the (encoded) input rows along[0] reads, widened by padding columns
-    Halide::RVar input_columns;  // input_rows' update copies these columns over the padding fill
+    Halide::Func padded_input;    // the (encoded) input along[0] reads, in a margin of padding
+    Halide::RDom input_elements;  // padded_input's update copies these (x, y, z) over the padding fill
 
     // Small per-axis tables (AvgPool's divisor factors), computed once per call.
     std::vector<Halide::Func> axis_tables;
 
-    // Runtime window attributes along x, the vectorized axis: the plan specializes on them.
-    Halide::Expr kernel_x, stride_x, dilation_x;
+    // Runtime window attributes per axis (0 = x, 1 = y, 2 = z): the plan specializes on them.
+    Halide::Expr kernel[3], stride[3], dilation[3];
 };
 
 // Schedules the stages for `target`. `work_type` is the type the window reduction accumulates in;

@@ -1,7 +1,7 @@
 // Pooling schedule for GPUs (CUDA, OpenCL; target_params().gpu).
 //
 // Plan (NCDHW, x = W is unit-stride):
-//   input rows:  copied once, by their own kernel, into a buffer widened by the padding columns
+//   padded input: copied once, by kernels of its own, into a buffer with a margin of padding
 //                (the algorithm reads taps from it; see pool_window.h): one thread per element
 //   output:      blocks of 32 x 8 threads over (x, y), and one block row per (z, c, n); each
 //                thread reduces its window along x, then y, then z in registers. Neighbouring
@@ -32,14 +32,21 @@ void plane_grid(Stage stage, const VarOrRVar &x, const VarOrRVar &y, const Var &
         .gpu_blocks(v.planes);
 }
 
-// The input-rows copy, as a grid of its own: the padding fill, then the input's own columns.
-void schedule_input_rows_gpu(PoolingStages &s) {
-    const std::vector<Var> a = s.input_rows.args();
-    const Var yo("rows_yo"), yi("rows_yi"), planes("rows_planes");
-    s.input_rows.compute_root();
-    plane_grid(s.input_rows, a[0], a[1], a[2], a[3], a[4], {Var("rows_xo"), yo, Var("rows_xi"), yi, planes});
-    plane_grid(s.input_rows.update(), s.input_columns, a[1], a[2], a[3], a[4],
-               {RVar("columns_o"), yo, RVar("columns_i"), yi, planes});
+// The padded-input copy, as kernels of their own: the padding fill, then the input's elements
+// (each thread copies its (x, y) through all z).
+void schedule_padded_input_gpu(PoolingStages &s) {
+    const std::vector<Var> a = s.padded_input.args();
+    s.padded_input.compute_root();
+    plane_grid(s.padded_input, a[0], a[1], a[2], a[3], a[4],
+               {Var("fill_xo"), Var("fill_yo"), Var("fill_xi"), Var("fill_yi"), Var("fill_planes")});
+    const RDom &e = s.input_elements;
+    const RVar xo("copy_xo"), yo("copy_yo"), xi("copy_xi"), yi("copy_yi");
+    const Var planes("copy_planes");
+    s.padded_input.update()
+        .fuse(a[3], a[4], planes)
+        .gpu_tile(e.x, e.y, xo, yo, xi, yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
+        .reorder(e.z, xi, yi, xo, yo, planes)
+        .gpu_blocks(planes);
 }
 
 }  // namespace
@@ -49,7 +56,7 @@ void schedule_pooling_gpu(PoolingStages &s) {
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
     const GridVars v{Var("xo"), Var("yo"), Var("xi"), Var("yi"), Var("planes")};
     for (Func table : s.axis_tables) table.compute_root();
-    schedule_input_rows_gpu(s);
+    schedule_padded_input_gpu(s);
 
     if (s.second_output.defined()) {
         // Values and indices come out of one (value, position) reduction: the two outputs share
