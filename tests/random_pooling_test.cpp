@@ -472,6 +472,32 @@ TEST_P(RandomPooling, MaxPoolNaNIndices) {
     }
 }
 
+// -0 and +0 are equal values, so among them the first stays (PyTorch); the kernels compare
+// integer keys, which must give both zeros one key. A zero maximum is written as +0, and the
+// order of the other values around zero is kept (tiny negatives and positives, -inf).
+TEST_P(RandomPooling, MaxPoolSignedZeroTies) {
+    const double inf = std::numeric_limits<double>::infinity();
+    for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+        SCOPED_TRACE(dtype_name(dtype));
+        Tensor input = Tensor::dense(dtype, {1, 1, 1, 8});
+        input.set_values({-0.0, 0.0, -inf, -0.0, -0.5, 0.0, -0.0, 0.25});
+        MaxPoolAttributes a;
+        a.kernel = {1, 2};
+        // Windows: {-0, +0} {+0, -inf} {-inf, -0} {-0, -0.5} {-0.5, +0} {+0, -0} {-0, 0.25}
+        Tensor got = Tensor::dense(dtype, {1, 1, 1, 7});
+        Tensor idx = Tensor::dense(DType::i64, {1, 1, 1, 7});
+        TensorView iv = idx.view();
+        ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
+        const int64_t expected_index[7] = {0, 1, 3, 3, 5, 5, 7};
+        const double expected_value[7] = {0, 0, 0, 0, 0, 0, 0.25};
+        for (int i = 0; i < 7; i++) {
+            EXPECT_EQ(got.get(i), expected_value[i]) << "window " << i;
+            EXPECT_EQ(idx.get_int(i), expected_index[i]) << "window " << i;
+        }
+        EXPECT_FALSE(std::signbit(got.get(0))) << "a zero maximum is written as +0";
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, RandomPooling, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
 
 // ---- The helpers themselves ----
