@@ -16,7 +16,7 @@
 //
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), one
-// task per 16 planes. Measured figures are in the README's benchmark table.
+// task per 64 planes. Measured figures are in the README's benchmark table.
 #include "schedules/pooling_schedule.h"
 
 #include <algorithm>
@@ -101,9 +101,10 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     // constant size, on the stack.
     for (int a = 0; a < 3; a++) s.output.bound(args[a], 0, 1);
 
-    // 16 planes per task: each plane is only one row of taps. (Not one fused (c, n) loop: its
-    // per-plane division back into c and n cost as much as summing a 7x7 plane.)
-    s.output.split(c, planes, plane, 16, TailStrategy::GuardWithIf).parallel(planes).parallel(n);
+    // 64 planes per task: each plane is only one row of taps, and with 16 per task 2 threads were
+    // slower than 1 on 2048 7x7 planes (the thread pool's cost per task). Not one fused (c, n)
+    // loop: its per-plane division back into c and n cost as much as summing a 7x7 plane.
+    s.output.split(c, planes, plane, 64, TailStrategy::GuardWithIf).parallel(planes).parallel(n);
     for (Func table : s.axis_tables) table.compute_root();
 
     // The row (along x) is reduced `lanes` taps at a time into partial sums, combined at the end
