@@ -39,7 +39,7 @@ static Expr lowest_finite(const Type &t) {
 //   Integers: the value itself, widened to int32 when positions are tracked, so that the padding
 //     key (the lowest of the key type) lies below every element. Values-only pooling keeps the
 //     data type (more lanes); there padding equals the type's minimum, which is harmless for a max.
-// Encoding runs once per input element (in the input-rows copy), not once per tap.
+// Encoding runs once per input element (in the padded-input copy), not once per tap.
 class MaxKeys {
 public:
     MaxKeys(const Type &data, bool with_indices)

@@ -9,10 +9,10 @@
 //   input:   each plane is copied once, encoded (MaxPool keys, f32 sums) and padded, into a
 //            scratch buffer (see padded_input in generators/pool_window.h): taps load dense,
 //            unmasked vectors even at the borders, and padding taps need no branch.
-//   Specialized: the whole output for cubic 2- or 3-tap windows (squares in 2-D) with stride_x
-//   1 or 2 and no dilation (dense or 2-way-deinterleaved loads, every tap unrolled); then
-//   stride_x 1 or 2 with any kernel (dense loads, tap loops); everything else takes the general
-//   path (gathers for runtime strides).
+//   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
+//   windows with stride_x 2 (3-D), undilated: constant tap loops (LLVM unrolls them) over dense
+//   or 2-way-deinterleaved loads; then stride_x 1 or 2 with any kernel (dense loads, tap loops);
+//   everything else takes the general path (gathers for runtime strides).
 //
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), one
@@ -20,7 +20,6 @@
 #include "schedules/pooling_schedule.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace poolconv::schedules {
 
@@ -74,11 +73,12 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
     }
 
-    // Hot cases: cubic windows of 2 or 3 taps (squares for 2-D pooling, whose z window is 1
-    // tap) with stride 1 or 2 along x and no dilation. The whole output is specialized, so the
-    // branch is taken once per call, and the taps unroll into shifted (stride 1) or
-    // deinterleaved (stride 2) loads. A constant stride alone still turns the general path's
-    // gathers into dense loads.
+    // Hot cases: 2x2 and 3x3 windows (2-D pooling: a z window of 1 tap) with stride 1 or 2 along
+    // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output is specialized, so
+    // the branch is taken once per call and every tap loop inside has a constant extent (LLVM
+    // unrolls it) over shifted (stride 1) or deinterleaved (stride 2) loads. Specializing the
+    // stages' tap loops as well multiplied the code paths: 25 minutes to build the kernels. A
+    // constant stride alone still turns the general path's gathers into dense loads.
     const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
     const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;
     for (int k : {3, 2}) {

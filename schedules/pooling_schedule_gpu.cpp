@@ -21,19 +21,18 @@ constexpr int kBlockX = 32, kBlockY = 8;
 // Blocks of kBlockX x kBlockY threads over (x, y), and the (z, c, n) planes fused into the third
 // block axis, split into `v`: xo, yo (blocks), xi, yi (threads), planes.
 struct GridVars {
-    VarOrRVar xo, yo, xi, yi;  // RVars to split an RVar x
-    Var planes;
+    Var xo, yo, xi, yi, planes;
 };
-void plane_grid(Stage stage, const VarOrRVar &x, const VarOrRVar &y, const Var &z, const Var &c, const Var &n,
-                const GridVars &v) {
+void plane_grid(Stage stage, const Var &x, const Var &y, const Var &z, const Var &c, const Var &n, const GridVars &v) {
     stage.fuse(z, c, v.planes)
         .fuse(v.planes, n, v.planes)
         .gpu_tile(x, y, v.xo, v.yo, v.xi, v.yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
         .gpu_blocks(v.planes);
 }
 
-// The padded-input copy, as kernels of their own: the padding fill, then the input's elements
-// (each thread copies its (x, y) through all z).
+// The padded-input copy, as kernels of their own: the padding fill (a plane grid), then the
+// input's elements (each thread copies its (x, y) through all z: z is an RVar there, which
+// plane_grid cannot fuse).
 void schedule_padded_input_gpu(PoolingStages &s) {
     const std::vector<Var> a = s.padded_input.args();
     s.padded_input.compute_root();
@@ -69,13 +68,13 @@ void schedule_pooling_gpu(PoolingStages &s) {
                 .gpu_blocks(c)
                 .reorder({v.xi, v.yi, v.xo, v.yo, c, z, n});
         }
-        s.second_output.compute_with(s.output, v.xi.var);
+        s.second_output.compute_with(s.output, v.xi);
     } else {
         plane_grid(s.output, x, y, z, c, n, v);
     }
     // Each stage one value per thread (a register), computed inside the tap loop of the stage that
     // consumes it.
-    s.along[2].compute_at(s.output, v.xi.var);
+    s.along[2].compute_at(s.output, v.xi);
     s.along[1].compute_at(s.along[2], s.taps[2]);
     s.along[0].compute_at(s.along[1], s.taps[1]);
 }

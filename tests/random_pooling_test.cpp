@@ -102,6 +102,7 @@ std::string context(int iteration, const char *what, DType dtype, const Geometry
 
 constexpr DType kMaxPoolTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8};
 constexpr DType kAvgPoolTypes[] = {DType::f32, DType::f16, DType::bf16};
+constexpr DType kFloatTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64};  // MaxPool's float types
 
 // Data for max_pool: mostly values from a small set (ties everywhere); with `specials`, floats also
 // get NaN and +-inf (the finite runs keep the two concerns apart in the report).
@@ -390,7 +391,7 @@ TEST_P(RandomPooling, StridedViews) {
 // Windows whose elements are all -inf: the maximum is -inf (padding does not count, so it cannot
 // be the lowest finite value, which only a window of padding alone produces).
 TEST_P(RandomPooling, MaxPoolNegativeInfinityWindows) {
-    for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+    for (DType dtype : kFloatTypes) {
         for (bool with_indices : {false, true}) {
             SCOPED_TRACE(std::string(dtype_name(dtype)) + (with_indices ? " with indices" : " values only"));
             // [1,1,6]: -inf -inf -inf 2 -inf -inf, k=2, s=1, pads 1/1 -> windows:
@@ -452,7 +453,7 @@ TEST_P(RandomPooling, MaxPoolLowestValueAndPaddingOnlyWindows) {
 // A window of NaNs only, and NaNs after a larger value: the first NaN's index wins.
 TEST_P(RandomPooling, MaxPoolNaNIndices) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+    for (DType dtype : kFloatTypes) {
         SCOPED_TRACE(dtype_name(dtype));
         Tensor input = Tensor::dense(dtype, {1, 1, 2, 3});
         input.set_values({5, nan, nan, nan, 7, nan});
@@ -474,10 +475,10 @@ TEST_P(RandomPooling, MaxPoolNaNIndices) {
 
 // -0 and +0 are equal values, so among them the first stays (PyTorch); the kernels compare
 // integer keys, which must give both zeros one key. A zero maximum is written as +0, and the
-// order of the other values around zero is kept (tiny negatives and positives, -inf).
+// order of the other values around zero is kept (-0.5, 0.25, -inf).
 TEST_P(RandomPooling, MaxPoolSignedZeroTies) {
     const double inf = std::numeric_limits<double>::infinity();
-    for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+    for (DType dtype : kFloatTypes) {
         SCOPED_TRACE(dtype_name(dtype));
         Tensor input = Tensor::dense(dtype, {1, 1, 1, 8});
         input.set_values({-0.0, 0.0, -inf, -0.0, -0.5, 0.0, -0.0, 0.25});
