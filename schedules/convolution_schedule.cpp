@@ -26,7 +26,7 @@ namespace poolconv::schedules {
 using namespace Halide;
 
 void schedule_convolution(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile) {
-    if (target.gpu) return schedule_convolution_gpu(s, tile);
+    if (target.gpu) return schedule_convolution_gpu(s, target, tile);
     const int lanes = target.lanes(Float(32));
     const int tile_x = lanes * tile.x_vectors;
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk

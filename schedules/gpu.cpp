@@ -1,17 +1,20 @@
-// GPUs through Halide's CUDA and OpenCL backends (the same plans for both): thread blocks of
-// 32 x 8 output positions, one thread per output position (times `channels` for convolution).
+// GPUs through Halide's CUDA and OpenCL backends (the same plans for both). Pooling: thread
+// blocks of 32 x 8 output positions, one thread per output position. Convolution: one warp per
+// block, each lane owning `channels` x `rows` results of one output column.
 #include "target_params.h"
 
 namespace poolconv::schedules {
 
-TargetParams gpu_params() {
+TargetParams gpu_params(bool warp_lanes) {
     TargetParams p{"gpu", /*vector_bytes=*/4, /*vector_registers=*/0,
-                   // 8 output channels per thread: each input value a thread loads feeds 8 FMAs,
-                   // and a warp's threads load neighbouring x (coalesced); the weights are the
-                   // same for the whole block (broadcast loads).
-                   /*conv_tile=*/{1, 8, 1},
-                   /*depthwise_tile=*/{1, 1, 1}};
+                   // 8 output channels x 4 rows per lane: 32 accumulators, and each input value
+                   // a lane reads from shared memory feeds 8 FMAs; the weights are the same for
+                   // the whole warp (broadcast loads).
+                   /*conv_tile=*/{1, 8, 4},
+                   // Depthwise: one channel per group, so 4 rows of one channel per lane.
+                   /*depthwise_tile=*/{1, 1, 4}};
     p.gpu = true;
+    p.gpu_warp_lanes = warp_lanes;
     return p;
 }
 

@@ -4,7 +4,7 @@ namespace poolconv::schedules {
 
 TargetParams target_params(const Halide::Target &target) {
     using Halide::Target;
-    if (target.has_gpu_feature()) return gpu_params();
+    if (target.has_gpu_feature()) return gpu_params(target.has_feature(Target::CUDA));
     if (target.arch == Target::X86) {
         // Halide 14: `avx512` alone is AVX-512F/CD; the integer and VL forms need avx512_skylake.
         if (target.has_feature(Target::AVX512_Skylake)) return x86_avx512_params();

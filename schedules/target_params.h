@@ -29,6 +29,10 @@ struct TargetParams {
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
     // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
     bool gpu = false;
+    // The GPU API runs a block's threads as warp lanes that can share registers (CUDA): a
+    // block-level accumulator array is then striped across the lanes' registers. Elsewhere
+    // (OpenCL) each thread keeps the whole array in private memory.
+    bool gpu_warp_lanes = false;
 
     // Lanes of one SIMD register for elements of type t.
     int lanes(const Halide::Type &t) const { return vector_bytes / t.bytes(); }
@@ -39,7 +43,7 @@ TargetParams x86_avx512_params();
 TargetParams x86_avx2_params();
 TargetParams x86_baseline_params();
 TargetParams arm_neon_params();
-TargetParams gpu_params();
+TargetParams gpu_params(bool warp_lanes);
 
 // Picks the table for a Halide target (aborts with a clear message for targets we do not schedule).
 TargetParams target_params(const Halide::Target &target);
