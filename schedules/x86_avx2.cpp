@@ -6,7 +6,7 @@ namespace poolconv::schedules {
 TargetParams x86_avx2_params() {
     return TargetParams{"x86-avx2", /*vector_bytes=*/32, /*vector_registers=*/16,
                         // 12 accumulators (FMA latency 4-5 cycles on 2 ports needs >= 10).
-                        /*conv_tile=*/{3, 4, 1},
+                        /*conv_tile=*/{2, 4, 1},
                         /*depthwise_tile=*/{2, 1, 4}};
 }
 
