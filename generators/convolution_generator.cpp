@@ -6,13 +6,15 @@
 // The channel axis C of a tensor is seen as (group g, channel within the group): a grouped
 // convolution is then G independent convolutions side by side, and depthwise is the case of one
 // channel per group. The runtime resolves auto_pad, packs the weights and bias (f32, output
-// channels innermost, padded to a multiple of kOutputChannelBlock) and views 1-D and 2-D
+// channels padded to a multiple of kOutputChannelBlock, in runs of kPackedChannels: see
+// schedules/conv_packing.h) and views 1-D and 2-D
 // convolution as 3-D with extent-1 axes. The loop structure is in schedules/convolution_schedule.cpp.
 #include <limits>
 
 #include "Halide.h"
 
 #include "generators/element_type.h"
+#include "schedules/conv_packing.h"
 #include "schedules/convolution_schedule.h"
 #include "schedules/target_params.h"
 
@@ -39,9 +41,9 @@ public:
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
-    // Packed weights (kx, ky, kz, ci, co, g), f32. The co extent may exceed the output's (padding
-    // channels, zero): tiles of output channels read a whole block.
-    Input<Buffer<float, 6>> weights{"weights"};
+    // Packed weights (co % kPackedChannels, kx, ky, kz, ci, co / kPackedChannels, g), f32. The
+    // channel extent may exceed the output's (padding channels, zero): tiles read whole runs.
+    Input<Buffer<float, 7>> weights{"weights"};
     // Packed bias (co, g), f32, padded like the weights' co axis (zeros when there is no bias).
     Input<Buffer<float, 2>> bias{"bias"};
     // Per spatial axis (0 = x, 1 = y, 2 = z): >= 1 except pad_begin >= 0. The kernel size is the
@@ -72,15 +74,16 @@ public:
             input_f32, 0.0f, {{0, input.dim(0).extent()}, {0, input.dim(1).extent()}, {0, input.dim(2).extent()}});
 
         // Taps: kernel position (kx, ky, kz) and input channel ci of the group, kx innermost.
-        RDom taps({{0, weights.dim(0).extent()}, {0, weights.dim(1).extent()}, {0, weights.dim(2).extent()},
-                   {0, weights.dim(3).extent()}},
+        RDom taps({{0, weights.dim(1).extent()}, {0, weights.dim(2).extent()}, {0, weights.dim(3).extent()},
+                   {0, weights.dim(4).extent()}},
                   "taps");
         const RVar kx = taps.x, ky = taps.y, kz = taps.z, ci = taps.w;
         auto at = [&](int a, const Var &o, const RVar &k) { return o * stride[a] - pad_begin[a] + k * dilation[a]; };
 
         Func sum("sum");
         sum(x, y, z, c, g, n) = bias(c, g);
-        sum(x, y, z, c, g, n) += weights(kx, ky, kz, ci, c, g) * padded(at(0, x, kx), at(1, y, ky), at(2, z, kz), ci, g, n);
+        const int run = kPackedChannels;
+        sum(x, y, z, c, g, n) += weights(c % run, kx, ky, kz, ci, c / run, g) * padded(at(0, x, kx), at(1, y, ky), at(2, z, kz), ci, g, n);
 
         // The fused activation keeps NaNs (strict_float: fast-math would let the comparisons drop them).
         Expr v = sum(x, y, z, c, g, n);
@@ -91,7 +94,8 @@ public:
         using E = ConvEstimateShape;
         const int cin_g = E::channels_in / E::groups, cout_g = E::channels_out / E::groups;
         input.set_estimates({{0, E::spatial[0]}, {0, E::spatial[1]}, {0, E::spatial[2]}, {0, cin_g}, {0, E::groups}, {0, E::batch}});
-        weights.set_estimates({{0, E::kernel[0]}, {0, E::kernel[1]}, {0, E::kernel[2]}, {0, cin_g}, {0, cout_g}, {0, E::groups}});
+        weights.set_estimates({{0, kPackedChannels}, {0, E::kernel[0]}, {0, E::kernel[1]}, {0, E::kernel[2]}, {0, cin_g},
+                               {0, cout_g / kPackedChannels}, {0, E::groups}});
         bias.set_estimates({{0, cout_g}, {0, E::groups}});
         for (int a = 0; a < 3; a++) {
             stride.set_estimate(a, 1);
@@ -104,16 +108,15 @@ public:
         output.set_estimates({{0, E::spatial[0]}, {0, E::spatial[1]}, {0, E::spatial[2]}, {0, cout_g}, {0, E::groups}, {0, E::batch}});
 
         // ---- Schedule ----
-        // Data tensors are dense along x and start at 0; the packed weights have co innermost.
+        // Data tensors are dense along x and start at 0; the packed weights are runs of channels.
         input.dim(0).set_stride(1);
         output.dim(0).set_stride(1);
         for (int d = 0; d < 6; d++) {
             input.dim(d).set_min(0);
             output.dim(d).set_min(0);
         }
-        weights.dim(0).set_stride(Expr());
-        weights.dim(4).set_stride(1);
-        for (int d = 0; d < 6; d++) weights.dim(d).set_min(0);
+        weights.dim(0).set_bounds(0, kPackedChannels).set_stride(1);
+        for (int d = 1; d < 7; d++) weights.dim(d).set_min(0);
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);
         if (get_auto_schedule()) return;
@@ -123,9 +126,9 @@ public:
         stages.sum = sum;
         stages.padded = padded;
         stages.taps = {kx, ky, kz, ci};
-        stages.kernel_x = weights.dim(0).extent();
-        stages.kernel_y = weights.dim(1).extent();
-        stages.kernel_z = weights.dim(2).extent();
+        stages.kernel_x = weights.dim(1).extent();
+        stages.kernel_y = weights.dim(2).extent();
+        stages.kernel_z = weights.dim(3).extent();
         stages.output_width = output.dim(0).extent();
         stages.stride_x = stride[0];
         const schedules::TargetParams target = schedules::target_params(get_target());

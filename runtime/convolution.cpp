@@ -26,9 +26,9 @@ namespace detail {
 // Each GPU path gets a device copy on its first call, kept until the last copy goes.
 struct PackedWeights {
     int64_t out_block = 0;     // output channels per group, padded to the kernels' block
-    std::vector<float> weights;  // (g, ci, kz, ky, kx, co): co innermost, out_block of them
+    std::vector<float> weights;  // (g, co run, ci, kz, ky, kx, co in run): see conv_packing.h
     std::vector<float> bias;     // (g, co), out_block per group; zeros without a bias
-    // Halide dimensions, innermost first: weights (kx, ky, kz, ci, co, g), bias (co, g).
+    // Halide dimensions, innermost first: weights (co in run, kx, ky, kz, ci, co run, g), bias (co, g).
     std::vector<halide_dimension_t> weights_dims, bias_dims;
 
     // Buffers for a call on `isa`: the device copies for a GPU path (made now if this is its
@@ -205,7 +205,8 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
                     std::to_string(a.clamp_max) + ")");
     }
 
-    // Pack: (g, ci, kz, ky, kx, co) with co innermost, out_block_ output channels per group.
+    // Pack: (g, co run, ci, kz, ky, kx, co in run), out_block output channels per group in runs of
+    // kPackedChannels (schedules/conv_packing.h).
     const int64_t out_per_group = out_channels / group_, in_per_group = w.shape[1];
     auto packed = std::make_shared<detail::PackedWeights>();
     const int64_t ob = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
@@ -227,8 +228,14 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
     auto dim = [](int64_t extent, int64_t stride) {
         return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
     };
-    packed->weights_dims = {dim(kernel[0], ob), dim(kernel[1], ob * kernel[0]), dim(kernel[2], ob * kernel[0] * kernel[1]),
-                            dim(in_per_group, ob * taps), dim(ob, 1), dim(group_, ob * taps * in_per_group)};
+    const int64_t run = kPackedChannels, run_size = run * taps * in_per_group;
+    packed->weights_dims = {dim(run, 1),
+                            dim(kernel[0], run),
+                            dim(kernel[1], run * kernel[0]),
+                            dim(kernel[2], run * kernel[0] * kernel[1]),
+                            dim(in_per_group, run * taps),
+                            dim(ob / run, run_size),
+                            dim(group_, ob * taps * in_per_group)};
     packed->bias_dims = {dim(ob, 1), dim(group_, ob)};
 
     // The weights' own strides, seen in ONNX form: an output channel co of the grouped layout
@@ -250,7 +257,8 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
                     offset += (rest % weights.shape[k0 + d]) * strides[k0 + d];
                     rest /= weights.shape[k0 + d];
                 }
-                const int64_t packed_index = ((g * in_per_group + ci) * taps + t) * ob + cog;
+                const int64_t packed_index = g * ob * taps * in_per_group + (cog / run) * run_size +
+                                             (ci * taps + t) * run + cog % run;
                 packed->weights[static_cast<std::size_t>(packed_index)] =
                     element_as_float(dtype_, base + static_cast<std::size_t>(offset) * size);
             }

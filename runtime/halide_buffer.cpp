@@ -1,6 +1,7 @@
 #include "runtime/halide_buffer.h"
 
 #include <cstdint>
+#include <string>
 
 #include "runtime/dispatch.h"
 #include "runtime/gpu.h"
@@ -69,6 +70,7 @@ void KernelBuffer::wrap_device(const TensorView &view) {
 }
 
 KernelBuffer::KernelBuffer(float *data, const std::vector<halide_dimension_t> &dims) {
+    if (dims.size() > kMaxDims) throw Error("internal: a kernel buffer of " + std::to_string(dims.size()) + " dimensions");
     int d = 0;
     for (const halide_dimension_t &dim : dims) dims_[d++] = dim;
     buffer_.host = reinterpret_cast<uint8_t *>(data);

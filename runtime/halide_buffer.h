@@ -31,7 +31,7 @@ public:
     halide_buffer_t *get() { return &buffer_; }
 
 private:
-    static constexpr int kMaxDims = 6;
+    static constexpr int kMaxDims = 7;  // packed convolution weights
     // The spatial axes x, y, z of `view` into dims_[0..2].
     void set_spatial(const TensorView &view, const std::vector<int64_t> &strides);
     // A device view's allocation becomes the buffer's device side.

@@ -33,7 +33,8 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, cons
     // (bounds inference cannot see that the guarded tiles of a short row stop early).
     const Expr tiles_per_row = (s.output_width + tile_x - 1) / tile_x;
     const Expr chunk_x = Halide::min(tiles_per_row, 8) * tile_x;
-    if (kOutputChannelBlock % tile.channels != 0 || tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
+    if (kOutputChannelBlock % tile.channels != 0 || (tile.channels != 1 && tile.channels % kPackedChannels != 0) ||
+        tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
         throw CompileError(std::string("convolution tile for ") + target.name +
                            " breaks the packing contract of schedules/conv_packing.h");
     }

@@ -6,7 +6,7 @@ namespace poolconv::schedules {
 // f16 conversions are emulated in integer code.
 TargetParams x86_baseline_params() {
     return TargetParams{"x86-baseline", /*vector_bytes=*/16, /*vector_registers=*/16,
-                        /*conv_tile=*/{3, 4, 1},
+                        /*conv_tile=*/{2, 4, 1},
                         /*depthwise_tile=*/{2, 1, 4}};
 }
 
