@@ -9,7 +9,7 @@
 //                     shared memory, lanes along x (coalesced loads), then synchronizes;
 //              taps:  for ci, kz, ky, kx: each lane reads its input values from shared memory
 //                     and issues `rows` x `channels` FMAs with weights that are the same for
-//                     every lane (broadcast loads; the packed weights keep runs of 4 channels together).
+//                     every lane (broadcast loads from runs of 4 packed channels).
 //   The results are stored lanes along x (coalesced); tiles past an edge are guarded.
 //
 // The accumulators belong to the block (they outlive each staging step), so they are a
