@@ -7,8 +7,7 @@
 // convolution is then G independent convolutions side by side, and depthwise is the case of one
 // channel per group. The runtime resolves auto_pad, packs the weights and bias (f32, output
 // channels padded to a multiple of kOutputChannelBlock, in runs of kPackedChannels: see
-// schedules/conv_packing.h) and views 1-D and 2-D
-// convolution as 3-D with extent-1 axes. The loop structure is in schedules/convolution_schedule.cpp.
+// schedules/conv_packing.h) and views 1-D and 2-D convolution as 3-D with extent-1 axes. The loop structure is in schedules/convolution_schedule.cpp.
 #include <limits>
 
 #include "Halide.h"

@@ -228,14 +228,14 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
     auto dim = [](int64_t extent, int64_t stride) {
         return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
     };
-    const int64_t run = kPackedChannels, run_size = run * taps * in_per_group;
+    const int64_t run = kPackedChannels, run_size = run * taps * in_per_group, group_size = ob * taps * in_per_group;
     packed->weights_dims = {dim(run, 1),
                             dim(kernel[0], run),
                             dim(kernel[1], run * kernel[0]),
                             dim(kernel[2], run * kernel[0] * kernel[1]),
                             dim(in_per_group, run * taps),
                             dim(ob / run, run_size),
-                            dim(group_, ob * taps * in_per_group)};
+                            dim(group_, group_size)};
     packed->bias_dims = {dim(ob, 1), dim(group_, ob)};
 
     // The weights' own strides, seen in ONNX form: an output channel co of the grouped layout
@@ -257,8 +257,7 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
                     offset += (rest % weights.shape[k0 + d]) * strides[k0 + d];
                     rest /= weights.shape[k0 + d];
                 }
-                const int64_t packed_index = g * ob * taps * in_per_group + (cog / run) * run_size +
-                                             (ci * taps + t) * run + cog % run;
+                const int64_t packed_index = g * group_size + (cog / run) * run_size + (ci * taps + t) * run + cog % run;
                 packed->weights[static_cast<std::size_t>(packed_index)] =
                     element_as_float(dtype_, base + static_cast<std::size_t>(offset) * size);
             }

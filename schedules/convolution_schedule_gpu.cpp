@@ -2,8 +2,9 @@
 //
 // Plan (NCDHW, x = W is unit-stride; `channels` and `rows` are the GPU table's ConvTile):
 //   output:  one warp (32 lanes) per block of 32 x `rows` positions x `channels` output channels;
-//            the blocks run over (x tile, y tile, (channel tile, z, g, n)). Lane i owns column
-//            x0 + i: its `rows` x `channels` results live in its registers.
+//            the blocks run over (x tile, y tile, channel tile), or (x tile, y tile, group) for
+//            depthwise; z, n (and g) are kernel launches. Lane i owns column x0 + i: its
+//            `rows` x `channels` results live in its registers.
 //     sum:   bias, then per chunk of kStagedChannels input channels:
 //              stage: the warp copies the chunk's input window (zero outside the input) into
 //                     shared memory, lanes along x (coalesced loads), then synchronizes;
