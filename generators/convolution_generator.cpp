@@ -21,14 +21,17 @@ namespace poolconv::generators {
 
 using namespace Halide;
 
-// The shape the estimates describe (autoscheduler input): benchmark C1, a ResNet 3x3 layer,
-// 1x64x56x56 * 64x64x3x3, pads 1 -> 1x64x56x56, one group.
+// The shapes the estimates describe (autoscheduler input), both ResNet layers. Any kernel: benchmark
+// C1, 1x64x56x56 * 64x64x3x3, pads 1 -> 1x64x56x56. Pointwise: benchmark C3, 1x256x56x56 *
+// 64x256x1x1, its 56x56 plane seen as one axis of 3136 pixels.
 struct ConvEstimateShape {
-    static constexpr int spatial[3] = {56, 56, 1};
-    static constexpr int kernel[3] = {3, 3, 1};
-    static constexpr int pad[3] = {1, 1, 0};
-    static constexpr int channels_in = 64, channels_out = 64, groups = 1, batch = 1;
+    int spatial[3];
+    int kernel[3];
+    int pad[3];
+    int channels_in, channels_out, groups, batch;
 };
+constexpr ConvEstimateShape kAnyKernelEstimate{{56, 56, 1}, {3, 3, 1}, {1, 1, 0}, 64, 64, 1, 1};
+constexpr ConvEstimateShape kPointwiseEstimate{{56 * 56, 1, 1}, {1, 1, 1}, {0, 0, 0}, 256, 64, 1, 1};
 
 class Convolution : public Generator<Convolution> {
 public:
@@ -37,6 +40,10 @@ public:
     // Schedule for one input and one output channel per group (depthwise): tiles output rows
     // instead of output channels. Any convolution computes correctly with either schedule.
     GeneratorParam<bool> depthwise{"depthwise", false};
+    // Schedule for 1x1 kernels with stride 1 and no padding, a matrix product over the pixels: the
+    // runtime passes dense spatial axes as one x axis (so tiles do not stop at row ends), and the
+    // kernel takes only 1x1x1 weights.
+    GeneratorParam<bool> pointwise{"pointwise", false};
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
@@ -90,21 +97,21 @@ public:
         output(x, y, z, c, g, n) = to_data_type(output.type(), select(clamp_output, clamped, v));
 
         // ---- Estimates (autoschedulers) ----
-        using E = ConvEstimateShape;
-        const int cin_g = E::channels_in / E::groups, cout_g = E::channels_out / E::groups;
-        input.set_estimates({{0, E::spatial[0]}, {0, E::spatial[1]}, {0, E::spatial[2]}, {0, cin_g}, {0, E::groups}, {0, E::batch}});
-        weights.set_estimates({{0, kPackedChannels}, {0, E::kernel[0]}, {0, E::kernel[1]}, {0, E::kernel[2]}, {0, cin_g},
-                               {0, cout_g / kPackedChannels}, {0, E::groups}});
-        bias.set_estimates({{0, cout_g}, {0, E::groups}});
+        const ConvEstimateShape &est = pointwise ? kPointwiseEstimate : kAnyKernelEstimate;
+        const int cin_g = est.channels_in / est.groups, cout_g = est.channels_out / est.groups;
+        input.set_estimates({{0, est.spatial[0]}, {0, est.spatial[1]}, {0, est.spatial[2]}, {0, cin_g}, {0, est.groups}, {0, est.batch}});
+        weights.set_estimates({{0, kPackedChannels}, {0, est.kernel[0]}, {0, est.kernel[1]}, {0, est.kernel[2]}, {0, cin_g},
+                               {0, cout_g / kPackedChannels}, {0, est.groups}});
+        bias.set_estimates({{0, cout_g}, {0, est.groups}});
         for (int a = 0; a < 3; a++) {
             stride.set_estimate(a, 1);
             dilation.set_estimate(a, 1);
-            pad_begin.set_estimate(a, E::pad[a]);
+            pad_begin.set_estimate(a, est.pad[a]);
         }
         clamp_output.set_estimate(false);
         clamp_min.set_estimate(-std::numeric_limits<float>::infinity());
         clamp_max.set_estimate(std::numeric_limits<float>::infinity());
-        output.set_estimates({{0, E::spatial[0]}, {0, E::spatial[1]}, {0, E::spatial[2]}, {0, cout_g}, {0, E::groups}, {0, E::batch}});
+        output.set_estimates({{0, est.spatial[0]}, {0, est.spatial[1]}, {0, est.spatial[2]}, {0, cout_g}, {0, est.groups}, {0, est.batch}});
 
         // ---- Schedule ----
         // Data tensors are dense along x and start at 0; the packed weights are runs of channels.
@@ -116,6 +123,9 @@ public:
         }
         weights.dim(0).set_bounds(0, kPackedChannels).set_stride(1);
         for (int d = 1; d < 7; d++) weights.dim(d).set_min(0);
+        if (pointwise) {
+            for (int d = 1; d <= 3; d++) weights.dim(d).set_extent(1);  // kx, ky, kz: the taps vanish
+        }
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);
         if (get_auto_schedule()) return;
@@ -131,7 +141,11 @@ public:
         stages.output_width = output.dim(0).extent();
         stages.stride_x = stride[0];
         const schedules::TargetParams target = schedules::target_params(get_target());
-        schedules::schedule_convolution(stages, target, depthwise ? target.depthwise_tile : target.conv_tile);
+        if (depthwise && pointwise) throw CompileError("convolution: depthwise and pointwise exclude each other");
+        const schedules::ConvPlan plan = depthwise   ? schedules::ConvPlan::depthwise
+                                         : pointwise ? schedules::ConvPlan::pointwise
+                                                     : schedules::ConvPlan::general;
+        schedules::schedule_convolution(stages, target, plan);
     }
 
 private:

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "poolconv/runtime.h"
@@ -175,6 +176,23 @@ float element_as_float(DType dtype, const void *p) {
     return (bits & 0x8000) ? -magnitude : magnitude;
 }
 
+// `t` (N, C, spatial...) with its spatial axes merged into one, (N, C, pixels), when they are one
+// dense run per plane that fits the kernels' int32 coordinates (with tile over-compute); else
+// nothing.
+std::optional<TensorView> merge_spatial(const TensorView &t) {
+    const std::vector<int64_t> strides = t.effective_strides();
+    int64_t pixels = 1;
+    for (int d = t.rank() - 1; d >= 2; d--) {
+        if (t.shape[d] != 1 && strides[d] != pixels) return std::nullopt;
+        pixels *= t.shape[d];
+        if (pixels > std::numeric_limits<int32_t>::max() - kMaxTileOvercompute) return std::nullopt;
+    }
+    TensorView merged = t;
+    merged.shape = {t.shape[0], t.shape[1], pixels};
+    merged.strides = {strides[0], strides[1], 1};
+    return merged;
+}
+
 }  // namespace
 
 ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std::vector<int64_t> &weights_shape,
@@ -324,10 +342,24 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     const int64_t in_per_group = weights_shape_[1];
     const int64_t out_per_group = weights_shape_[0] / group_;
     const bool depthwise = in_per_group == 1 && out_per_group == 1;
-    const std::string name = std::string("conv_") + dtype_name(dtype_) + (depthwise ? "_depthwise" : "");
+    // A 1x1 kernel with stride 1 and no padding is a matrix product over the pixels: the CPU's
+    // pointwise kernels take each dense plane as one row, so their tiles never stop at a row end.
+    bool one_to_one = true;  // each output pixel reads the input pixel at its position
+    for (std::size_t i = 0; i < spatial; i++) {
+        one_to_one = one_to_one && weights_shape_[i + 2] == 1 && stride[spatial - 1 - i] == 1 &&
+                     geometry.pads_begin[i] == 0 && geometry.pads_end[i] == 0;
+    }
+    std::optional<TensorView> merged_input, merged_output;
+    if (one_to_one && !depthwise && !detail::is_gpu_isa(path.isa)) {
+        merged_input = merge_spatial(input);
+        merged_output = merge_spatial(output);
+    }
+    const bool pointwise = merged_input && merged_output;
+    const std::string name =
+        std::string("conv_") + dtype_name(dtype_) + (depthwise ? "_depthwise" : pointwise ? "_pointwise" : "");
     auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, name, path);
 
-    detail::KernelBuffer in(input, group_), out(output, group_);
+    detail::KernelBuffer in(pointwise ? *merged_input : input, group_), out(pointwise ? *merged_output : output, group_);
     const detail::PackedWeights::Buffers packed = packed_->buffers_for(path.isa);
     const int status = fn(in.get(), packed.weights, packed.bias, stride[0], stride[1], stride[2], dilation[0], dilation[1],
                           dilation[2], pad_begin[0], pad_begin[1], pad_begin[2],

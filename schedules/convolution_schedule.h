@@ -20,8 +20,15 @@ struct ConvolutionStages {
     Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, output_width;
 };
 
-// Schedules the stages for `target` with accumulator tile `tile` (see ConvTile).
-void schedule_convolution(ConvolutionStages &stages, const TargetParams &target, const ConvTile &tile);
+// Which convolutions a kernel is built for; each gets its TargetParams tile.
+enum class ConvPlan {
+    general,    // any convolution: tiles of output channels
+    depthwise,  // one input and one output channel per group: tiles of rows
+    pointwise,  // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
+};
+
+// Schedules the stages for `target` with the plan's accumulator tile (see ConvTile).
+void schedule_convolution(ConvolutionStages &stages, const TargetParams &target, ConvPlan plan);
 
 // The GPU plan (schedules/convolution_schedule_gpu.cpp); schedule_convolution calls it for targets
 // whose TargetParams say gpu.

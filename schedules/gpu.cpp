@@ -12,7 +12,9 @@ TargetParams gpu_params(bool warp_lanes) {
                    // the whole warp (broadcast loads).
                    /*conv_tile=*/{1, 8, 4},
                    // Depthwise: one channel per group, so 4 rows of one channel per lane.
-                   /*depthwise_tile=*/{1, 1, 4}};
+                   /*depthwise_tile=*/{1, 1, 4},
+                   // No pointwise kernels are built for GPUs (the general plan serves 1x1).
+                   /*pointwise_tile=*/{1, 8, 4}};
     p.gpu = true;
     p.gpu_warp_lanes = warp_lanes;
     return p;

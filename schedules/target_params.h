@@ -26,6 +26,7 @@ struct TargetParams {
     int vector_registers;     // architectural SIMD registers available to accumulators and taps
     ConvTile conv_tile;       // convolution, any group size
     ConvTile depthwise_tile;  // convolution with one input and one output channel per group
+    ConvTile pointwise_tile;  // 1x1 convolution: no taps to unroll, so the registers all go to the tile
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
     // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
     bool gpu = false;

@@ -9,7 +9,8 @@ TargetParams x86_avx512_params() {
                         /*conv_tile=*/{2, 8, 1},
                         // 8 accumulators over 4 rows: a 3x3 window's input rows are loaded once
                         // for the rows that share them.
-                        /*depthwise_tile=*/{2, 1, 4}};
+                        /*depthwise_tile=*/{2, 1, 4},
+                        /*pointwise_tile=*/{2, 8, 1}};
 }
 
 }  // namespace poolconv::schedules

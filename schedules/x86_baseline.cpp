@@ -7,7 +7,8 @@ namespace poolconv::schedules {
 TargetParams x86_baseline_params() {
     return TargetParams{"x86-baseline", /*vector_bytes=*/16, /*vector_registers=*/16,
                         /*conv_tile=*/{2, 4, 1},
-                        /*depthwise_tile=*/{2, 1, 4}};
+                        /*depthwise_tile=*/{2, 1, 4},
+                        /*pointwise_tile=*/{3, 4, 1}};
 }
 
 }  // namespace poolconv::schedules

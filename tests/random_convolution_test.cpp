@@ -2,7 +2,8 @@
 // configurations (ranks 3-5, batch > 1, groups, depthwise, channel multipliers, output channel
 // counts around the packing block of 16, odd and wide sizes, strides 1-3, dilations 1-3,
 // asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
-// bf16, dense and strided views), each instruction set forced in turn.
+// bf16, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
+// forced in turn.
 //
 // Tolerances:
 //   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
@@ -37,21 +38,25 @@ struct ConvCase {
     int64_t in_per_group = 1;
 };
 
-ConvCase random_case(Rng &rng, int rank) {
+// pointwise: 1x1 kernels with stride 1 and no padding (the runtime's pointwise kernels), on
+// planes up to 70 wide and up to 40 input channels per group.
+ConvCase random_case(Rng &rng, int rank, bool pointwise) {
     const int spatial = rank - 2;
     for (;;) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
         const int kind = uniform(rng, 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
-        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, 6);
+        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : 6);
         const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
         c.in_per_group = in_per_group;
         c.input_shape = {uniform(rng, 1, 2), groups * in_per_group};
         const bool wide = spatial < 3 && chance(rng, 0.25);
         for (int i = 0; i < spatial; i++) {
             const bool last = i == spatial - 1;
-            c.input_shape.push_back(wide && last ? uniform(rng, 30, 90) : uniform(rng, 1, spatial == 3 ? 6 : 12));
+            c.input_shape.push_back(wide && last     ? uniform(rng, 30, 90)
+                                    : pointwise      ? uniform(rng, 1, spatial == 3 ? 12 : 70)
+                                                     : uniform(rng, 1, spatial == 3 ? 6 : 12));
         }
         a.weights_layout = chance(rng, 0.2) ? WeightsLayout::grouped : WeightsLayout::onnx;
         if (a.weights_layout == WeightsLayout::grouped) {
@@ -62,15 +67,15 @@ ConvCase random_case(Rng &rng, int rank) {
         }
         const bool default_strides = chance(rng, 0.15), default_dilations = chance(rng, 0.5);
         for (int i = 0; i < spatial; i++) {
-            const int k = uniform(rng, 1, spatial == 3 ? 3 : 5);
-            const int s = chance(rng, 0.5) ? 1 : uniform(rng, 2, 3);
+            const int k = pointwise ? 1 : uniform(rng, 1, spatial == 3 ? 3 : 5);
+            const int s = pointwise || chance(rng, 0.5) ? 1 : uniform(rng, 2, 3);
             const int d = chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
             c.weights_shape.push_back(k);
             if (!default_strides) a.strides.push_back(s);
             if (!default_dilations) a.dilations.push_back(d);
             const int dk = (k - 1) * (default_dilations ? 1 : d) + 1;
-            a.pads_begin.push_back(uniform(rng, 0, dk));
-            a.pads_end.push_back(uniform(rng, 0, dk));
+            a.pads_begin.push_back(pointwise ? 0 : uniform(rng, 0, dk));
+            a.pads_end.push_back(pointwise ? 0 : uniform(rng, 0, dk));
         }
         const int mode = uniform(rng, 0, 9);
         a.auto_pad = mode < 6 ? AutoPad::explicit_pads
@@ -106,12 +111,12 @@ std::string describe(const ConvCase &c, DType dtype, bool dyadic) {
 
 using RandomConvolution = test::IsaTest;
 
-void random_convolutions(uint64_t seed, int iterations) {
+void random_convolutions(uint64_t seed, int iterations, bool pointwise = false) {
     Rng rng(seed);
     test::FailureBudget budget;
     const DType types[] = {DType::f32, DType::f16, DType::bf16};
     for (int it = 0; it < iterations; it++) {
-        const ConvCase c = random_case(rng, uniform(rng, 3, 5));
+        const ConvCase c = random_case(rng, uniform(rng, 3, 5), pointwise);
         const DType dtype = types[uniform(rng, 0, 2)];
         const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
         test::FillOptions fill;
@@ -151,6 +156,10 @@ void random_convolutions(uint64_t seed, int iterations) {
 }
 
 TEST_P(RandomConvolution, AgainstReference) { random_convolutions(3001, 1500); }
+
+// 1x1, stride 1, no padding: dense tensors take the pointwise kernels (planes merged into one
+// row), strided views the general ones.
+TEST_P(RandomConvolution, Pointwise) { random_convolutions(3003, 400, /*pointwise=*/true); }
 
 // A prepared convolution runs many times, on inputs of different spatial sizes and batch.
 TEST_P(RandomConvolution, PreparedRunsRepeatedly) {
