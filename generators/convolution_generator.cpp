@@ -84,12 +84,25 @@ public:
                    {0, weights.dim(4).extent()}},
                   "taps");
         const RVar kx = taps.x, ky = taps.y, kz = taps.z, ci = taps.w;
-        auto at = [&](int a, const Var &o, const RVar &k) { return o * stride[a] - pad_begin[a] + k * dilation[a]; };
+        // The runtime passes strides >= 1; the max lets bounds inference see that x's is positive.
+        const Expr stride_x = max(stride[0], 1);
+        auto at = [&](int a, const Var &o, const RVar &k) {
+            return o * (a == 0 ? stride_x : stride[a]) - pad_begin[a] + k * dilation[a];
+        };
+
+        // The padded input with x split by stride phase: column q * stride_x + r is phased(q, r).
+        // Output column o's taps then read columns q = o + (k * dilation - pad) / stride, so a
+        // row of outputs reads a dense row of q, whatever the stride.
+        Func phased("phased");
+        Var q("q"), r("r");
+        phased(q, r, y, z, c, g, n) = padded(q * stride_x + r, y, z, c, g, n);
 
         Func sum("sum");
         sum(x, y, z, c, g, n) = bias(c, g);
         const int run = kPackedChannels;
-        sum(x, y, z, c, g, n) += weights(c % run, kx, ky, kz, ci, c / run, g) * padded(at(0, x, kx), at(1, y, ky), at(2, z, kz), ci, g, n);
+        const Expr column = at(0, x, kx);
+        sum(x, y, z, c, g, n) += weights(c % run, kx, ky, kz, ci, c / run, g) *
+                                 phased(column / stride_x, column % stride_x, at(1, y, ky), at(2, z, kz), ci, g, n);
 
         // The fused activation keeps NaNs (strict_float: fast-math would let the comparisons drop them).
         Expr v = sum(x, y, z, c, g, n);
@@ -133,7 +146,7 @@ public:
         schedules::ConvolutionStages stages;
         stages.output = output;
         stages.sum = sum;
-        stages.padded = padded;
+        stages.padded = phased;
         stages.taps = {kx, ky, kz, ci};
         stages.kernel_x = weights.dim(1).extent();
         stages.kernel_y = weights.dim(2).extent();

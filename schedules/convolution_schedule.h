@@ -13,7 +13,7 @@ namespace poolconv::schedules {
 struct ConvolutionStages {
     Halide::Func output;              // (x, y, z, c, g, n): the activation of `sum`, in the data type
     Halide::Func sum;                 // (x, y, z, c, g, n): bias, then += over `taps`, f32
-    Halide::Func padded;              // (x, y, z, ci, g, n): the input in f32, zero outside it
+    Halide::Func padded;              // (q, r, y, z, ci, g, n): the input in f32, zero outside it, x = q * stride_x + r
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
 
     // Runtime attributes the plan specializes on, and the output width it sizes x chunks by.

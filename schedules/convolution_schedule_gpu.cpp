@@ -88,7 +88,7 @@ void schedule_convolution_gpu(ConvolutionStages &s, const TargetParams &target, 
     Var sxo("sxo"), sxi("sxi");
     staged.compute_at(s.sum, chunk)
         .split(sa[0], sxo, sxi, kWarpLanes, TailStrategy::GuardWithIf)
-        .reorder(sxi, sxo, sa[1], sa[2], sa[3], sa[4], sa[5]);
+        .reorder(sxi, sxo, sa[1], sa[2], sa[3], sa[4], sa[5], sa[6]);
     lanes(staged, sxi);
 }
 
