@@ -7,7 +7,9 @@
 // convolution is then G independent convolutions side by side, and depthwise is the case of one
 // channel per group. The runtime resolves auto_pad, packs the weights and bias (f32, output
 // channels padded to a multiple of kOutputChannelBlock, in runs of kPackedChannels: see
-// schedules/conv_packing.h) and views 1-D and 2-D convolution as 3-D with extent-1 axes. The loop structure is in schedules/convolution_schedule.cpp.
+// schedules/conv_packing.h) and views 1-D and 2-D convolution as 3-D with extent-1 axes (and, for
+// the pointwise variant, a dense 1x1 stride-1 convolution's planes as one x axis). The loop
+// structure is in schedules/convolution_schedule.cpp.
 #include <limits>
 
 #include "Halide.h"
