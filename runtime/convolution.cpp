@@ -355,8 +355,12 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
         merged_output = merge_spatial(output);
     }
     const bool pointwise = merged_input && merged_output;
-    const std::string name =
-        std::string("conv_") + dtype_name(dtype_) + (depthwise ? "_depthwise" : pointwise ? "_pointwise" : "");
+    // Outputs of one row (1-D convolutions) take the CPU's single-row kernels: the general ones
+    // compute two rows per tile.
+    bool single_row = !detail::is_gpu_isa(path.isa);
+    for (std::size_t i = 0; i + 1 < spatial; i++) single_row = single_row && geometry.output_shape[i + 2] == 1;
+    const std::string name = std::string("conv_") + dtype_name(dtype_) +
+                             (depthwise ? "_depthwise" : pointwise ? "_pointwise" : single_row ? "_single_row" : "");
     auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, name, path);
 
     detail::KernelBuffer in(pointwise ? *merged_input : input, group_), out(pointwise ? *merged_output : output, group_);

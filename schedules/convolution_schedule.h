@@ -17,12 +17,13 @@ struct ConvolutionStages {
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
 
     // Runtime attributes the plan specializes on, and the output width it sizes x chunks by.
-    Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, output_width;
+    Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y, output_width;
 };
 
 // Which convolutions a kernel is built for; each gets its TargetParams tile.
 enum class ConvPlan {
-    general,    // any convolution: tiles of output channels
+    general,     // any convolution: tiles of output channels (TargetParams::conv_tile)
+    single_row,  // outputs of one row (1-D): tiles of output channels one row high (row_tile)
     depthwise,  // one input and one output channel per group: tiles of rows
     pointwise,  // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
 };

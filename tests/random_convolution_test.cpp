@@ -3,7 +3,8 @@
 // counts around the packing block of 16, odd and wide sizes, strides 1-3, dilations 1-3,
 // asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
 // bf16, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
-// forced in turn.
+// forced in turn. Rank 3, and the 2-D and 3-D cases whose output is one row, run on the single-row
+// kernels; the other 2-D and 3-D cases on the general ones (two-row tiles on x86).
 //
 // Tolerances:
 //   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
