@@ -23,10 +23,9 @@ namespace poolconv::generators {
 
 using namespace Halide;
 
-// The shapes the estimates describe (autoscheduler input), benchmark layers. Any kernel: C1, a
-// ResNet layer, 1x64x56x56 * 64x64x3x3, pads 1 -> 1x64x56x56. Pointwise: C3, 1x256x56x56 *
-// 64x256x1x1, its 56x56 plane seen as one axis of 3136 pixels. Single row: C8, 1x256x4096 *
-// 256x256x3, pads 1.
+// The shapes the estimates describe (autoscheduler input), both ResNet layers. Any kernel (and row
+// pairs): benchmark C1, 1x64x56x56 * 64x64x3x3, pads 1 -> 1x64x56x56. Pointwise: benchmark C3,
+// 1x256x56x56 * 64x256x1x1, its 56x56 plane seen as one axis of 3136 pixels.
 struct ConvEstimateShape {
     int spatial[3];
     int kernel[3];
@@ -35,7 +34,6 @@ struct ConvEstimateShape {
 };
 constexpr ConvEstimateShape kAnyKernelEstimate{{56, 56, 1}, {3, 3, 1}, {1, 1, 0}, 64, 64, 1, 1};
 constexpr ConvEstimateShape kPointwiseEstimate{{56 * 56, 1, 1}, {1, 1, 1}, {0, 0, 0}, 256, 64, 1, 1};
-constexpr ConvEstimateShape kSingleRowEstimate{{4096, 1, 1}, {3, 1, 1}, {1, 0, 0}, 256, 256, 1, 1};
 
 class Convolution : public Generator<Convolution> {
 public:
@@ -48,10 +46,10 @@ public:
     // runtime passes dense spatial axes as one x axis (so tiles do not stop at row ends), and the
     // kernel takes only 1x1x1 weights.
     GeneratorParam<bool> pointwise{"pointwise", false};
-    // Schedule for outputs of one row (H = D = 1: 1-D convolutions): the general plan's tile spans
-    // two rows, which would compute a second row only to discard it. The kernel takes only such
-    // outputs.
-    GeneratorParam<bool> single_row{"single_row", false};
+    // Schedule for 3x3 and 3x3xk kernels with no dilation and the same x and y strides (1 or 2):
+    // tiles two output rows high, whose windows share input rows. Computes any convolution
+    // correctly, but only those fast; the runtime sends it those with two or more output rows.
+    GeneratorParam<bool> row_pairs{"row_pairs", false};
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
@@ -118,7 +116,7 @@ public:
         output(x, y, z, c, g, n) = to_data_type(output.type(), select(clamp_output, clamped, v));
 
         // ---- Estimates (autoschedulers) ----
-        const ConvEstimateShape &est = pointwise ? kPointwiseEstimate : single_row ? kSingleRowEstimate : kAnyKernelEstimate;
+        const ConvEstimateShape &est = pointwise ? kPointwiseEstimate : kAnyKernelEstimate;
         const int cin_g = est.channels_in / est.groups, cout_g = est.channels_out / est.groups;
         input.set_estimates({{0, est.spatial[0]}, {0, est.spatial[1]}, {0, est.spatial[2]}, {0, cin_g}, {0, est.groups}, {0, est.batch}});
         weights.set_estimates({{0, kPackedChannels}, {0, est.kernel[0]}, {0, est.kernel[1]}, {0, est.kernel[2]}, {0, cin_g},
@@ -147,10 +145,6 @@ public:
         if (pointwise) {
             for (int d = 1; d <= 3; d++) weights.dim(d).set_extent(1);  // kx, ky, kz: the taps vanish
         }
-        if (single_row) {
-            output.dim(1).set_extent(1);  // y
-            output.dim(2).set_extent(1);  // z
-        }
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);
         if (get_auto_schedule()) return;
@@ -169,13 +163,13 @@ public:
         stages.dilation_x = dilation[0];
         stages.dilation_y = dilation[1];
         const schedules::TargetParams target = schedules::target_params(get_target());
-        if (int(depthwise) + int(pointwise) + int(single_row) > 1) {
-            throw CompileError("convolution: depthwise, pointwise and single_row exclude each other");
+        if (int(depthwise) + int(pointwise) + int(row_pairs) > 1) {
+            throw CompileError("convolution: depthwise, pointwise and row_pairs exclude each other");
         }
-        const schedules::ConvPlan plan = depthwise    ? schedules::ConvPlan::depthwise
-                                         : pointwise  ? schedules::ConvPlan::pointwise
-                                         : single_row ? schedules::ConvPlan::single_row
-                                                      : schedules::ConvPlan::general;
+        const schedules::ConvPlan plan = depthwise   ? schedules::ConvPlan::depthwise
+                                         : pointwise ? schedules::ConvPlan::pointwise
+                                         : row_pairs ? schedules::ConvPlan::row_pairs
+                                                     : schedules::ConvPlan::general;
         schedules::schedule_convolution(stages, target, plan);
     }
 

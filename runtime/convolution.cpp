@@ -315,9 +315,11 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     // Window numbers in Halide axis order (0 = x = W, 1 = y = H, 2 = z = D).
     const std::size_t spatial = input.shape.size() - 2;
     int32_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};
+    int64_t kernel[3] = {1, 1, 1};
     for (std::size_t i = 0; i < spatial; i++) {
         const std::size_t ax = spatial - 1 - i;
         const int64_t k = weights_shape_[i + 2];
+        kernel[ax] = k;
         const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
         const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
         const int64_t pb = geometry.pads_begin[i];
@@ -355,12 +357,14 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
         merged_output = merge_spatial(output);
     }
     const bool pointwise = merged_input && merged_output;
-    // Outputs of one row (1-D convolutions) take the CPU's single-row kernels: the general ones
-    // compute two rows per tile.
-    bool single_row = !detail::is_gpu_isa(path.isa);
-    for (std::size_t i = 0; i + 1 < spatial; i++) single_row = single_row && geometry.output_shape[i + 2] == 1;
+    // Undilated 3x3 (and 3x3xk) kernels with the same stride along x and y (1 or 2) take the CPU's
+    // row-pair kernels when the output has two or more rows: their tiles span two rows, whose
+    // windows share input rows (schedules/convolution_schedule.cpp).
+    const bool row_pairs = !detail::is_gpu_isa(path.isa) && spatial >= 2 && kernel[0] == 3 && kernel[1] == 3 &&
+                           stride[0] == stride[1] && stride[0] <= 2 && dilation[0] == 1 && dilation[1] == 1 &&
+                           geometry.output_shape[input.shape.size() - 2] >= 2;
     const std::string name = std::string("conv_") + dtype_name(dtype_) +
-                             (depthwise ? "_depthwise" : pointwise ? "_pointwise" : single_row ? "_single_row" : "");
+                             (depthwise ? "_depthwise" : pointwise ? "_pointwise" : row_pairs ? "_row_pairs" : "");
     auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, name, path);
 
     detail::KernelBuffer in(pointwise ? *merged_input : input, group_), out(pointwise ? *merged_output : output, group_);

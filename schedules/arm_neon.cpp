@@ -10,9 +10,9 @@ TargetParams arm_neon_params() {
                         // code six of its 3x3 tap loops spilled (up to 158 stack accesses per 216
                         // FMAs); 2 x 8's worst loop has 18 per 144.
                         /*conv_tile=*/{2, 8, 1},
-                        // Kept for 2-D outputs too: x86's two-row tile is untimed here (qemu
-                        // cannot time it), and 4-lane vectors leave little of a row to waste.
-                        /*row_tile=*/{2, 8, 1},
+                        // 16 accumulators, one vector by two rows, as on x86 (rows share input
+                        // rows); untimed here, since qemu cannot time it.
+                        /*row_pair_tile=*/{1, 8, 2},
                         // 8 accumulators over 4 rows, as on x86: rows share the 3x3 window's loads.
                         /*depthwise_tile=*/{2, 1, 4},
                         // Kept at the general tile: 3 x 8 would fit a 1x1 kernel, but qemu cannot

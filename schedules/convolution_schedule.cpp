@@ -11,16 +11,16 @@
 //                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
 //                the channels is guarded)
-//   The general tile spans two rows on x86 (conv_tile), so outputs of one row (1-D
-//   convolutions) have a plan of their own with a one-row tile (single_row, row_tile).
+//   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
+//   tile one vector by two rows (row_pair_tile), so the rows' windows share input rows.
 //   Pointwise (1x1, stride 1, no padding) is a matrix product: its x is every pixel of a plane,
 //   its tile the target's pointwise_tile, its chunk 4 tiles.
 //   Tiles are computed whole even at the edges (over-computing into padding channels and
 //   columns), which keeps every accumulator a register.
 //   Specialized: stride_x 1 and 2 (dense loads; the copy deinterleaves stride 2 once, where
 //   before every tap did: C2 4.45 -> 3.75 ms, a 3x3 stride-2 layer 2.5 -> 1.95 ms on AVX2), each
-//   with 3x3 (undilated or not), 3x3xk and 1x1 kernels (tap loops unrolled or gone) and kernel_x
-//   3 or 7; single-row kernels with 3 and 1 taps; anything else loads with gathers.
+//   with 3x3, 3x3xk, 3 and 1x1 kernels (tap loops unrolled or gone) and kernel_x 3 or 7; anything
+//   else loads with gathers.
 #include "schedules/convolution_schedule.h"
 
 #include <string>
@@ -33,10 +33,10 @@ using namespace Halide;
 
 void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan) {
     const bool pointwise = plan == ConvPlan::pointwise;
-    const ConvTile &tile = plan == ConvPlan::depthwise    ? target.depthwise_tile
-                           : pointwise                    ? target.pointwise_tile
-                           : plan == ConvPlan::single_row ? target.row_tile
-                                                          : target.conv_tile;
+    const ConvTile &tile = plan == ConvPlan::depthwise   ? target.depthwise_tile
+                           : pointwise                   ? target.pointwise_tile
+                           : plan == ConvPlan::row_pairs ? target.row_pair_tile
+                                                         : target.conv_tile;
     // Every plan, GPU ones included, reads whole runs of packed channels.
     if (kOutputChannelBlock % tile.channels != 0 || (tile.channels != 1 && tile.channels % kPackedChannels != 0)) {
         throw CompileError(std::string("convolution tile for ") + target.name +
@@ -110,31 +110,27 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         s.output.specialize(when);
         return taps.specialize(when);
     };
-    // Unit taps: no dilation along x and y, and the same stride along y as along x. Every tap's
-    // load is then a constant offset from one of a few row addresses, and a tile's rows share
-    // input rows (with runtime dilations each tap had an address of its own, and LLVM spilled
-    // them: C1 1 thread on AVX2 3.25 -> 2.77 ms with the two-row tile, and 3% more with shared rows).
-    const Expr unit_taps = s.dilation_x == 1 && s.dilation_y == 1 && s.stride_y == s.stride_x;
-    const Expr row = s.kernel_y == 1 && s.kernel_z == 1;
     for (int stride : {1, 2}) {
         const Expr dense = s.stride_x == stride;
-        if (plan == ConvPlan::single_row) {
-            // 1-D convolutions: only x taps matter.
-            specialize(dense && s.kernel_x == 3 && row && s.dilation_x == 1).unroll(kx);
-            specialize(dense && s.kernel_x == 1 && row);
-            specialize(dense && s.kernel_x == 3).unroll(kx);
-            specialize(dense);
+        if (plan == ConvPlan::row_pairs) {
+            // The runtime sends only undilated 3x3(xk) kernels with stride_y == stride_x here, so
+            // every tap is a constant offset from one of a few input rows, and the tile's two
+            // output rows share input rows (with runtime dilations each tap had an address of its
+            // own, which LLVM spilled, and nothing was shared).
+            const Expr unit_taps = dense && s.stride_y == stride && s.dilation_x == 1 && s.dilation_y == 1 &&
+                                   s.kernel_x == 3 && s.kernel_y == 3;
+            specialize(unit_taps && s.kernel_z == 1).unroll(kx).unroll(ky);
+            specialize(unit_taps).unroll(kx).unroll(ky).reorder(kx, ky, tap_ci, kz);
             continue;
         }
-        const Expr planar = s.kernel_z == 1;
-        specialize(dense && s.kernel_x == 3 && s.kernel_y == 3 && planar && unit_taps).unroll(kx).unroll(ky);
-        // Dilated 3x3 (C6).
+        const Expr planar = s.kernel_z == 1, row = s.kernel_y == 1 && s.kernel_z == 1;
         specialize(dense && s.kernel_x == 3 && s.kernel_y == 3 && planar).unroll(kx).unroll(ky);
         specialize(dense && s.kernel_x == 3 && s.kernel_y == 3).unroll(kx).unroll(ky).reorder(kx, ky, tap_ci, kz);
+        specialize(dense && s.kernel_x == 3 && row).unroll(kx);
         specialize(dense && s.kernel_x == 1 && row);
         specialize(dense && s.kernel_x == 3).unroll(kx);
         // 7 wide: the ResNet/Inception stem (C2: 3.85 -> 3.62 ms on AVX2 over the kx loop).
-        specialize(dense && s.kernel_x == 7 && unit_taps).unroll(kx);
+        specialize(dense && s.kernel_x == 7).unroll(kx);
         specialize(dense);
     }
 }

@@ -22,8 +22,8 @@ struct ConvolutionStages {
 
 // Which convolutions a kernel is built for; each gets its TargetParams tile.
 enum class ConvPlan {
-    general,     // any convolution: tiles of output channels (TargetParams::conv_tile)
-    single_row,  // outputs of one row (1-D): tiles of output channels one row high (row_tile)
+    general,    // any convolution: tiles of output channels (TargetParams::conv_tile)
+    row_pairs,  // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high (row_pair_tile)
     depthwise,  // one input and one output channel per group: tiles of rows
     pointwise,  // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
 };

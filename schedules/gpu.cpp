@@ -12,8 +12,8 @@ TargetParams gpu_params(bool warp_lanes) {
                    // the whole warp (broadcast loads).
                    /*conv_tile=*/{1, 8, 4},
                    // Depthwise: one channel per group, so 4 rows of one channel per lane.
-                   // No single-row kernels are built for GPUs (the general plan serves them).
-                   /*row_tile=*/{1, 8, 4},
+                   // No row-pair kernels are built for GPUs (the general plan serves 3x3 too).
+                   /*row_pair_tile=*/{1, 8, 4},
                    /*depthwise_tile=*/{1, 1, 4},
                    // No pointwise kernels are built for GPUs (the general plan serves 1x1).
                    /*pointwise_tile=*/{1, 8, 4}};

@@ -24,8 +24,8 @@ struct TargetParams {
     const char *name;         // for STMT headers and logs, e.g. "x86-avx512"
     int vector_bytes;         // width of one SIMD register in bytes
     int vector_registers;     // architectural SIMD registers available to accumulators and taps
-    ConvTile conv_tile;       // convolution, any group size (outputs of two or more rows: rows > 1 pays)
-    ConvTile row_tile;        // convolution whose output is one row (1-D): rows = 1, so the tile goes wide
+    ConvTile conv_tile;       // convolution, any group size
+    ConvTile row_pair_tile;   // undilated 3x3(xk) kernels, equal x and y strides: rows share input rows
     ConvTile depthwise_tile;  // convolution with one input and one output channel per group
     ConvTile pointwise_tile;  // 1x1 convolution: no taps to unroll, so the registers all go to the tile
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD

@@ -7,8 +7,8 @@ namespace poolconv::schedules {
 TargetParams x86_baseline_params() {
     return TargetParams{"x86-baseline", /*vector_bytes=*/16, /*vector_registers=*/16,
                         // The AVX2 tiles (the same 16 registers), at half the width.
-                        /*conv_tile=*/{1, 4, 2},
-                        /*row_tile=*/{2, 4, 1},
+                        /*conv_tile=*/{2, 4, 1},
+                        /*row_pair_tile=*/{1, 4, 2},
                         /*depthwise_tile=*/{2, 1, 4},
                         /*pointwise_tile=*/{3, 4, 1}};
 }

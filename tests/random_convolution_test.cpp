@@ -3,8 +3,8 @@
 // counts around the packing block of 16, odd and wide sizes, strides 1-3, dilations 1-3,
 // asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
 // bf16, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
-// forced in turn. Rank 3, and the 2-D and 3-D cases whose output is one row, run on the single-row
-// kernels; the other 2-D and 3-D cases on the general ones (two-row tiles on x86).
+// forced in turn. Undilated 3x3(xk) cases with equal x and y strides and two or more output rows
+// run on the row-pair kernels, the others on the general ones.
 //
 // Tolerances:
 //   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
@@ -39,16 +39,21 @@ struct ConvCase {
     int64_t in_per_group = 1;
 };
 
-// pointwise: 1x1 kernels with stride 1 and no padding (the runtime's pointwise kernels), on
-// planes up to 70 wide and up to 40 input channels per group.
-ConvCase random_case(Rng &rng, int rank, bool pointwise) {
+// Which kernels the cases are drawn for: any; 1x1 kernels with stride 1 and no padding (the
+// runtime's pointwise kernels), on planes up to 70 wide and up to 40 input channels per group; or
+// 3x3(xk) kernels with no dilation and the same stride (1 or 2) along x and y (the row-pair
+// kernels), up to 16 input channels per group.
+enum class Kernels { any, pointwise, row_pairs };
+
+ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
+    const bool pointwise = kernels == Kernels::pointwise, row_pairs = kernels == Kernels::row_pairs;
     const int spatial = rank - 2;
     for (;;) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
         const int kind = uniform(rng, 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
-        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : 6);
+        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : row_pairs ? 16 : 6);
         const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
         c.in_per_group = in_per_group;
         c.input_shape = {uniform(rng, 1, 2), groups * in_per_group};
@@ -67,10 +72,12 @@ ConvCase random_case(Rng &rng, int rank, bool pointwise) {
             a.group = groups;
         }
         const bool default_strides = chance(rng, 0.15), default_dilations = chance(rng, 0.5);
+        const int row_pair_stride = uniform(rng, 1, 2);
         for (int i = 0; i < spatial; i++) {
-            const int k = pointwise ? 1 : uniform(rng, 1, spatial == 3 ? 3 : 5);
-            const int s = pointwise || chance(rng, 0.5) ? 1 : uniform(rng, 2, 3);
-            const int d = chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
+            const bool row_pair_axis = row_pairs && i >= spatial - 2;  // y and x
+            const int k = pointwise ? 1 : row_pair_axis ? 3 : uniform(rng, 1, spatial == 3 ? 3 : 5);
+            const int s = pointwise ? 1 : row_pair_axis ? row_pair_stride : chance(rng, 0.5) ? 1 : uniform(rng, 2, 3);
+            const int d = row_pair_axis || chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
             c.weights_shape.push_back(k);
             if (!default_strides) a.strides.push_back(s);
             if (!default_dilations) a.dilations.push_back(d);
@@ -112,12 +119,12 @@ std::string describe(const ConvCase &c, DType dtype, bool dyadic) {
 
 using RandomConvolution = test::IsaTest;
 
-void random_convolutions(uint64_t seed, int iterations, bool pointwise = false) {
+void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernels::any) {
     Rng rng(seed);
     test::FailureBudget budget;
     const DType types[] = {DType::f32, DType::f16, DType::bf16};
     for (int it = 0; it < iterations; it++) {
-        const ConvCase c = random_case(rng, uniform(rng, 3, 5), pointwise);
+        const ConvCase c = random_case(rng, uniform(rng, kernels == Kernels::row_pairs ? 4 : 3, 5), kernels);
         const DType dtype = types[uniform(rng, 0, 2)];
         const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
         test::FillOptions fill;
@@ -160,7 +167,11 @@ TEST_P(RandomConvolution, AgainstReference) { random_convolutions(3001, 1500); }
 
 // 1x1, stride 1, no padding: dense tensors take the pointwise kernels (planes merged into one
 // row), strided views the general ones.
-TEST_P(RandomConvolution, Pointwise) { random_convolutions(3003, 400, /*pointwise=*/true); }
+TEST_P(RandomConvolution, Pointwise) { random_convolutions(3003, 400, Kernels::pointwise); }
+
+// Undilated 3x3 and 3x3xk kernels with equal x and y strides: those with two or more output rows
+// take the row-pair kernels (tiles two rows high), the rest the general ones.
+TEST_P(RandomConvolution, RowPairs) { random_convolutions(3004, 400, Kernels::row_pairs); }
 
 // A prepared convolution runs many times, on inputs of different spatial sizes and batch.
 TEST_P(RandomConvolution, PreparedRunsRepeatedly) {
