@@ -158,6 +158,7 @@ public:
         stages.kernel_y = weights.dim(2).extent();
         stages.kernel_z = weights.dim(3).extent();
         stages.output_width = output.dim(0).extent();
+        stages.output_height = output.dim(1).extent();
         stages.stride_x = stride[0];
         stages.stride_y = stride[1];
         stages.dilation_x = dilation[0];

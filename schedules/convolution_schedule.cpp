@@ -48,9 +48,15 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
     // (bounds inference cannot see that the guarded tiles of a short row stop early). Pointwise
     // rows are whole planes: 4 tiles per task keep a task's copy small (its rows are 256 channels
-    // deep in ResNet) and the tasks many.
+    // deep in ResNet) and the tasks many. With tiles of output channels (tasks per chunk, not per
+    // plane), fewer again where a plane has few tiles, so that it still makes 16 tasks where it
+    // can (C4, 14x14 in row pairs: 14 tasks of one tile, where 7 tasks of two left one of 2
+    // threads idle an eighth of the time).
     const Expr tiles_per_row = (s.output_width + tile_x - 1) / tile_x;
-    const Expr chunk_x = Halide::min(tiles_per_row, pointwise ? 4 : 8) * tile_x;
+    const Expr tiles_per_plane = tiles_per_row * ((s.output_height + tile.rows - 1) / tile.rows);
+    Expr chunk_tiles = Halide::min(tiles_per_row, pointwise ? 4 : 8);
+    if (tile.channels > 1) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
+    const Expr chunk_x = chunk_tiles * tile_x;
     if (tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
         throw CompileError(std::string("convolution tile for ") + target.name +
                            " over-computes more than schedules/conv_packing.h allows");

@@ -16,8 +16,8 @@ struct ConvolutionStages {
     Halide::Func padded;              // (q, r, y, z, ci, g, n): the input in f32, zero outside it, x = q * stride_x + r
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
 
-    // Runtime attributes the plan specializes on, and the output width it sizes x chunks by.
-    Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y, output_width;
+    // Runtime attributes the plan specializes on, and the output plane size it sizes x chunks by.
+    Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y, output_width, output_height;
 };
 
 // Which convolutions a kernel is built for; each gets its TargetParams tile.
