@@ -11,9 +11,9 @@ TargetParams gpu_params(bool warp_lanes) {
                    // a lane reads from shared memory feeds 8 FMAs; the weights are the same for
                    // the whole warp (broadcast loads).
                    /*conv_tile=*/{1, 8, 4},
-                   // Depthwise: one channel per group, so 4 rows of one channel per lane.
                    // No row-pair kernels are built for GPUs (the general plan serves 3x3 too).
                    /*row_pair_tile=*/{1, 8, 4},
+                   // Depthwise: one channel per group, so 4 rows of one channel per lane.
                    /*depthwise_tile=*/{1, 1, 4},
                    // No pointwise kernels are built for GPUs (the general plan serves 1x1).
                    /*pointwise_tile=*/{1, 8, 4}};
