@@ -14,13 +14,14 @@
 //   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
 //   tile one vector by two rows (row_pair_tile), so the rows' windows share input rows.
 //   Pointwise (1x1, stride 1, no padding) is a matrix product: its x is every pixel of a plane,
-//   its tile the target's pointwise_tile, its chunk 4 tiles.
+//   its tile the target's pointwise_tile, its chunk up to 4 tiles.
 //   Tiles are computed whole even at the edges (over-computing into padding channels and
 //   columns), which keeps every accumulator a register.
 //   Specialized: stride_x 1 and 2 (dense loads; the copy deinterleaves stride 2 once, where
 //   before every tap did: C2 4.45 -> 3.75 ms, a 3x3 stride-2 layer 2.5 -> 1.95 ms on AVX2), each
 //   with 3x3, 3x3xk, 3 and 1x1 kernels (tap loops unrolled or gone) and kernel_x 3 or 7; anything
-//   else loads with gathers.
+//   else loads with gathers. Row pairs are specialized only for what the runtime sends them:
+//   undilated 3x3 and 3x3xk kernels with stride 1 or 2 along both x and y.
 #include "schedules/convolution_schedule.h"
 
 #include <string>

@@ -17,7 +17,8 @@ struct ConvolutionStages {
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
 
     // Runtime attributes the plan specializes on, and the output plane size it sizes x chunks by.
-    Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y, output_width, output_height;
+    Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y;
+    Halide::Expr output_width, output_height;
 };
 
 // Which convolutions a kernel is built for; each gets its TargetParams tile.

@@ -8,15 +8,15 @@ TargetParams x86_avx2_params() {
                         // 8 accumulators (FMA latency 4 cycles on 2 ports needs >= 8); 3 x 4
                         // (12) spills with the 3x3 taps unrolled.
                         /*conv_tile=*/{2, 4, 1},
-                        // 8 accumulators, one x vector by two rows: the two rows' 3x3 windows
-                        // share two of their four input rows (12 loads per 72 FMAs, where
-                        // 2 x 4 x 1 takes 18), and rows are covered in 8-column steps (a 56-wide
-                        // row computes 56 columns, not 64; a 7-wide one 8, not 16). 1 x 4 x 3
-                        // spills. Over 2 x 4 x 1, interleaved on a Zen 3 host, 1 thread: C1
-                        // 3.40 -> 2.87 ms, C4 4.08 -> 3.58 ms, 3x3 stride 2 112 -> 56 (64 -> 128
-                        // channels) 7.9 -> 6.7 ms, 3x3 on 7x7 (512 channels) 7.9 -> 4.2 ms; slower
-                        // (so not used there) with dilation 2 (C6, 6% slower) and on 7x7 kernels
-                        // (C2, 26% slower).
+                        // 8 accumulators, one x vector by two rows: at stride 1 the two rows'
+                        // 3x3 windows share two of their four input rows (12 loads per 72 FMAs,
+                        // where 2 x 4 x 1 takes 18; stride 2: one of five), and rows are covered
+                        // in 8-column steps (a 56-wide row computes 56 columns, not 64; a 7-wide
+                        // one 8, not 16). 1 x 4 x 3 spills. Over 2 x 4 x 1, interleaved on a
+                        // Zen 3 host, 1 thread: C1 3.40 -> 2.87 ms, C4 4.08 -> 3.58 ms, 3x3
+                        // stride 2 112 -> 56 (64 -> 128 channels) 7.9 -> 6.7 ms, 3x3 on 7x7 (512
+                        // channels) 7.9 -> 4.2 ms; slower (so not used there) with dilation 2
+                        // (C6, 6% slower) and on 7x7 kernels (C2, 26% slower).
                         /*row_pair_tile=*/{1, 4, 2},
                         /*depthwise_tile=*/{2, 1, 4},
                         // 12 accumulators, 3 input vectors and a broadcast: all 16 registers,

@@ -42,7 +42,8 @@ struct ConvCase {
 // Which kernels the cases are drawn for: any; 1x1 kernels with stride 1 and no padding (the
 // runtime's pointwise kernels), on planes up to 70 wide and up to 40 input channels per group; or
 // 3x3(xk) kernels with no dilation and the same stride (1 or 2) along x and y (the row-pair
-// kernels), up to 16 input channels per group.
+// kernels), not depthwise, on planes up to 24 (3-D: 9) per side and up to 16 input channels per
+// group.
 enum class Kernels { any, pointwise, row_pairs };
 
 ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
@@ -51,7 +52,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
     for (;;) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
-        const int kind = uniform(rng, 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
+        const int kind = uniform(rng, row_pairs ? 2 : 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
         const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : row_pairs ? 16 : 6);
         const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
@@ -62,6 +63,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
             const bool last = i == spatial - 1;
             c.input_shape.push_back(wide && last     ? uniform(rng, 30, 90)
                                     : pointwise      ? uniform(rng, 1, spatial == 3 ? 12 : 70)
+                                    : row_pairs      ? uniform(rng, 2, spatial == 3 ? 9 : 24)
                                                      : uniform(rng, 1, spatial == 3 ? 6 : 12));
         }
         a.weights_layout = chance(rng, 0.2) ? WeightsLayout::grouped : WeightsLayout::onnx;
@@ -173,7 +175,8 @@ TEST_P(RandomConvolution, Pointwise) { random_convolutions(3003, 400, Kernels::p
 // take the row-pair kernels (tiles two rows high), the rest the general ones.
 TEST_P(RandomConvolution, RowPairs) { random_convolutions(3004, 400, Kernels::row_pairs); }
 
-// A prepared convolution runs many times, on inputs of different spatial sizes and batch.
+// A prepared convolution runs many times, on inputs of different spatial sizes and batch (its
+// 3x3 kernel takes the row-pair kernels, but the general ones where the output is one row high).
 TEST_P(RandomConvolution, PreparedRunsRepeatedly) {
     Rng rng(3002);
     Tensor weights = Tensor::dense(DType::f32, {24, 8, 3, 3}), bias = Tensor::dense(DType::f32, {24});
@@ -186,7 +189,7 @@ TEST_P(RandomConvolution, PreparedRunsRepeatedly) {
     a.activation = Activation::relu;
     const TensorView bias_view = bias.view();
     const PreparedConvolution conv(weights.view(), &bias_view, a);
-    for (const Shape &shape : {Shape{1, 16, 9, 40}, Shape{3, 16, 20, 5}, Shape{1, 16, 9, 40}}) {
+    for (const Shape &shape : {Shape{1, 16, 9, 40}, Shape{3, 16, 20, 5}, Shape{1, 16, 1, 40}, Shape{1, 16, 9, 40}}) {
         Tensor input = Tensor::dense(DType::f32, shape);
         test::fill_random(input, rng, {});
         const Shape out_shape = conv.infer_shape(shape).output_shape;
