@@ -103,12 +103,30 @@ public:
         Var q("q"), r("r");
         phased(q, r, y, z, c, g, n) = padded(q * stride_x + r, y, z, c, g, n);
 
+        // Pointwise kernels (a 1x1 kernel over dense planes seen as one x axis: a matrix product)
+        // read their input in panels, as GEMMs pack their B matrix: x in panels as wide as the
+        // schedule's tile, each panel's input channels one after another. A tile's inputs are then
+        // one contiguous block (AVX2, 256 channels: 24 KB on 384 cache lines) that stays in L1
+        // while every output channel tile reads it. Stored as rows of a task's columns, a tile's
+        // 96-byte piece of each row straddled two lines: 512 lines, all of L1, so the streaming
+        // weights evicted it (C3 on AVX2: 4-9% faster in panels, measured interleaved).
+        const schedules::TargetParams target = schedules::target_params(get_target());
+        const int panel_width = target.lanes(Float(32)) * target.pointwise_tile.x_vectors;
+        Func panel("panel");
+        Var panel_x("panel_x"), panel_index("panel_index");
+        panel(panel_x, c, panel_index, g, n) = padded(panel_index * panel_width + panel_x, 0, 0, c, g, n);
+
         Func sum("sum");
         sum(x, y, z, c, g, n) = bias(c, g);
         const int run = kPackedChannels;
-        const Expr column = at(0, x, kx);
-        sum(x, y, z, c, g, n) += weights(c % run, kx, ky, kz, ci, c / run, g) *
-                                 phased(column / stride_x, column % stride_x, at(1, y, ky), at(2, z, kz), ci, g, n);
+        const Expr weight = weights(c % run, kx, ky, kz, ci, c / run, g);
+        if (pointwise) {
+            sum(x, y, z, c, g, n) += weight * panel(x % panel_width, ci, x / panel_width, g, n);
+        } else {
+            const Expr column = at(0, x, kx);
+            sum(x, y, z, c, g, n) +=
+                weight * phased(column / stride_x, column % stride_x, at(1, y, ky), at(2, z, kz), ci, g, n);
+        }
 
         // The fused activation keeps NaNs (strict_float: fast-math would let the comparisons drop them).
         Expr v = sum(x, y, z, c, g, n);
@@ -152,7 +170,7 @@ public:
         schedules::ConvolutionStages stages;
         stages.output = output;
         stages.sum = sum;
-        stages.padded = phased;
+        stages.input_copy = pointwise ? panel : phased;
         stages.taps = {kx, ky, kz, ci};
         stages.kernel_x = weights.dim(1).extent();
         stages.kernel_y = weights.dim(2).extent();
@@ -163,7 +181,6 @@ public:
         stages.stride_y = stride[1];
         stages.dilation_x = dilation[0];
         stages.dilation_y = dilation[1];
-        const schedules::TargetParams target = schedules::target_params(get_target());
         if (int(depthwise) + int(pointwise) + int(row_pairs) > 1) {
             throw CompileError("convolution: depthwise, pointwise and row_pairs exclude each other");
         }

@@ -6,7 +6,7 @@
 //              the zero-padded f32 input the task reads (every input channel of the group, the
 //              rows its windows cover) is copied into a scratch buffer, so taps are plain loads
 //              with no border tests; the copy stores each row's columns by stride phase
-//              (`padded` in the generator), so a row of outputs reads dense vectors at any stride
+//              (`phased` in the generator), so a row of outputs reads dense vectors at any stride
 //              for channel tile / for x tile (pointwise: for x tile / for channel tile):
 //                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
@@ -14,7 +14,8 @@
 //   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
 //   tile one vector by two rows (row_pair_tile), so the rows' windows share input rows.
 //   Pointwise (1x1, stride 1, no padding) is a matrix product: its x is every pixel of a plane,
-//   its tile the target's pointwise_tile, its chunk up to 4 tiles.
+//   its tile the target's pointwise_tile, its chunk up to 4 tiles, and its copy stores the input
+//   in panels one tile wide (`panel` in the generator), so each tile's inputs are contiguous.
 //   Tiles are computed whole even at the edges (over-computing into padding channels and
 //   columns), which keeps every accumulator a register.
 //   Specialized: stride_x 1 and 2 (dense loads; the copy deinterleaves stride 2 once, where
@@ -86,10 +87,17 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     }
     s.output.parallel(task);
 
-    s.padded.compute_at(s.output, task).vectorize(s.padded.args()[0], lanes);
-    // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2.
-    s.padded.specialize(s.stride_x == 1);
-    s.padded.specialize(s.stride_x == 2);
+    const std::vector<Var> copy_args = s.input_copy.args();
+    s.input_copy.compute_at(s.output, task).vectorize(copy_args[0], lanes);
+    if (pointwise) {
+        // Panels (panel_x, ci, panel): each channel's row is read once, across the panels, in
+        // order: long runs the prefetchers follow.
+        s.input_copy.reorder(copy_args[0], copy_args[2], copy_args[1]);
+    } else {
+        // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2.
+        s.input_copy.specialize(s.stride_x == 1);
+        s.input_copy.specialize(s.stride_x == 2);
+    }
 
     // The accumulator tile: constant-size and fully unrolled, so it lives in registers.
     s.sum.compute_at(s.output, tile_inner)

@@ -13,7 +13,10 @@ namespace poolconv::schedules {
 struct ConvolutionStages {
     Halide::Func output;              // (x, y, z, c, g, n): the activation of `sum`, in the data type
     Halide::Func sum;                 // (x, y, z, c, g, n): bias, then += over `taps`, f32
-    Halide::Func padded;              // (q, r, y, z, ci, g, n): the input in f32, zero outside it, x = q * stride_x + r
+    // The input in f32 (zero outside it) as the taps read it: for pointwise plans in panels
+    // (panel_x, ci, panel, g, n) with x = panel * tile width + panel_x, else by stride phase
+    // (q, r, y, z, ci, g, n) with x = q * stride_x + r.
+    Halide::Func input_copy;
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
 
     // Runtime attributes the plan specializes on, and the output plane size it sizes x chunks by.

@@ -83,7 +83,7 @@ void schedule_convolution_gpu(ConvolutionStages &s, const TargetParams &target, 
 
     // The staged input: one chunk's window, in shared memory (a block-level allocation), copied
     // by the lanes along x.
-    Func staged = s.padded.in(s.sum);
+    Func staged = s.input_copy.in(s.sum);
     const std::vector<Var> sa = staged.args();
     Var sxo("sxo"), sxi("sxi");
     staged.compute_at(s.sum, chunk)
