@@ -4,7 +4,8 @@
 // asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
 // bf16, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
 // forced in turn. Undilated 3x3(xk) cases with equal x and y strides and two or more output rows
-// run on the row-pair kernels, the others on the general ones.
+// run on the row-pair kernels, the others on the general ones (3x3 kernels with dilation 2 on
+// their own fast path there).
 //
 // Tolerances:
 //   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
@@ -43,18 +44,20 @@ struct ConvCase {
 // runtime's pointwise kernels), on planes up to 70 wide and up to 40 input channels per group; or
 // 3x3(xk) kernels with no dilation and the same stride (1 or 2) along x and y (the row-pair
 // kernels), not depthwise, on planes up to 24 (3-D: 9) per side and up to 16 input channels per
-// group.
-enum class Kernels { any, pointwise, row_pairs };
+// group; or, on the same sizes, 3x3(xk) kernels with dilation 2 along x and y, mostly with stride
+// 1 along x (the general kernels' constant-offset path for atrous layers).
+enum class Kernels { any, pointwise, row_pairs, dilated_3x3 };
 
 ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
     const bool pointwise = kernels == Kernels::pointwise, row_pairs = kernels == Kernels::row_pairs;
+    const bool windows_3x3 = row_pairs || kernels == Kernels::dilated_3x3;  // 3x3 along y and x
     const int spatial = rank - 2;
     for (;;) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
-        const int kind = uniform(rng, row_pairs ? 2 : 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
+        const int kind = uniform(rng, windows_3x3 ? 2 : 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
-        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : row_pairs ? 16 : 6);
+        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows_3x3 ? 16 : 6);
         const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
         c.in_per_group = in_per_group;
         c.input_shape = {uniform(rng, 1, 2), groups * in_per_group};
@@ -63,7 +66,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
             const bool last = i == spatial - 1;
             c.input_shape.push_back(wide && last     ? uniform(rng, 30, 90)
                                     : pointwise      ? uniform(rng, 1, spatial == 3 ? 12 : 70)
-                                    : row_pairs      ? uniform(rng, 2, spatial == 3 ? 9 : 24)
+                                    : windows_3x3    ? uniform(rng, 2, spatial == 3 ? 9 : 24)
                                                      : uniform(rng, 1, spatial == 3 ? 6 : 12));
         }
         a.weights_layout = chance(rng, 0.2) ? WeightsLayout::grouped : WeightsLayout::onnx;
@@ -73,13 +76,19 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
             c.weights_shape = {groups * out_per_group, in_per_group};
             a.group = groups;
         }
-        const bool default_strides = chance(rng, 0.15), default_dilations = chance(rng, 0.5);
+        const bool default_strides = chance(rng, 0.15);
+        const bool default_dilations = kernels != Kernels::dilated_3x3 && chance(rng, 0.5);
         const int row_pair_stride = uniform(rng, 1, 2);
         for (int i = 0; i < spatial; i++) {
-            const bool row_pair_axis = row_pairs && i >= spatial - 2;  // y and x
-            const int k = pointwise ? 1 : row_pair_axis ? 3 : uniform(rng, 1, spatial == 3 ? 3 : 5);
-            const int s = pointwise ? 1 : row_pair_axis ? row_pair_stride : chance(rng, 0.5) ? 1 : uniform(rng, 2, 3);
-            const int d = row_pair_axis || chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
+            const bool window_axis = windows_3x3 && i >= spatial - 2;  // y and x
+            const bool x_axis = i == spatial - 1;
+            const int k = pointwise ? 1 : window_axis ? 3 : uniform(rng, 1, spatial == 3 ? 3 : 5);
+            const int s = pointwise                ? 1
+                          : row_pairs && window_axis ? row_pair_stride
+                          : window_axis            ? (x_axis && chance(rng, 0.8) ? 1 : uniform(rng, 1, 2))
+                          : chance(rng, 0.5)       ? 1
+                                                   : uniform(rng, 2, 3);
+            const int d = window_axis ? (row_pairs ? 1 : 2) : chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
             c.weights_shape.push_back(k);
             if (!default_strides) a.strides.push_back(s);
             if (!default_dilations) a.dilations.push_back(d);
@@ -126,7 +135,8 @@ void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernel
     test::FailureBudget budget;
     const DType types[] = {DType::f32, DType::f16, DType::bf16};
     for (int it = 0; it < iterations; it++) {
-        const ConvCase c = random_case(rng, uniform(rng, kernels == Kernels::row_pairs ? 4 : 3, 5), kernels);
+        const bool windows_3x3 = kernels == Kernels::row_pairs || kernels == Kernels::dilated_3x3;
+        const ConvCase c = random_case(rng, uniform(rng, windows_3x3 ? 4 : 3, 5), kernels);
         const DType dtype = types[uniform(rng, 0, 2)];
         const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
         test::FillOptions fill;
@@ -174,6 +184,10 @@ TEST_P(RandomConvolution, Pointwise) { random_convolutions(3003, 400, Kernels::p
 // Undilated 3x3 and 3x3xk kernels with equal x and y strides: those with two or more output rows
 // take the row-pair kernels (tiles two rows high), the rest the general ones.
 TEST_P(RandomConvolution, RowPairs) { random_convolutions(3004, 400, Kernels::row_pairs); }
+
+// 3x3 and 3x3xk kernels with dilation 2 along x and y (atrous layers): with stride 1 along x and a
+// 3x3 kernel they take the general kernels' constant-offset path, the rest the general paths.
+TEST_P(RandomConvolution, Dilated3x3) { random_convolutions(3005, 300, Kernels::dilated_3x3); }
 
 // A prepared convolution runs many times, on inputs of different spatial sizes and batch (its
 // 3x3 kernel takes the row-pair kernels, but the general ones where the output is one row high).
