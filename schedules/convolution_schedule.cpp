@@ -14,7 +14,7 @@
 //   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
 //   tile one vector by two rows (row_pair_tile), so the rows' windows share input rows.
 //   Pointwise (1x1, stride 1, no padding) is a matrix product: its x is every pixel of a plane,
-//   its tile the target's pointwise_tile, its chunk up to 4 tiles, and its copy stores the input
+//   its tile the target's pointwise_tile, its chunk up to 2 tiles, and its copy stores the input
 //   in panels one tile wide (`panel` in the generator), so each tile's inputs are contiguous.
 //   Tiles are computed whole even at the edges (over-computing into padding channels and
 //   columns), which keeps every accumulator a register.
@@ -50,14 +50,16 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     const int tile_x = lanes * tile.x_vectors;
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
     // (bounds inference cannot see that the guarded tiles of a short row stop early). Pointwise
-    // rows are whole planes: 4 tiles per task keep a task's copy small (its rows are 256 channels
-    // deep in ResNet) and the tasks many. With tiles of output channels (tasks per chunk, not per
+    // rows are whole planes, copied in panels contiguous whatever the chunk: 2 tiles per task ran
+    // as fast as 4 at 1 thread and 2-4% faster at 2 (C3 on AVX2, interleaved; 8 were 7-10%
+    // slower), and make twice the tasks for many threads (C3: 66, where 33 leave 16 threads a
+    // last round with one task). With tiles of output channels (tasks per chunk, not per
     // plane), fewer again where a plane has few tiles, so that it still makes 16 tasks where it
     // can (C4, 14x14 in row pairs: 14 tasks of one tile, where 7 tasks of two left one of 2
     // threads idle an eighth of the time).
     const Expr tiles_per_row = (s.output_width + tile_x - 1) / tile_x;
     const Expr tiles_per_plane = tiles_per_row * ((s.output_height + tile.rows - 1) / tile.rows);
-    Expr chunk_tiles = Halide::min(tiles_per_row, pointwise ? 4 : 8);
+    Expr chunk_tiles = Halide::min(tiles_per_row, pointwise ? 2 : 8);
     if (tile.channels > 1) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
     const Expr chunk_x = chunk_tiles * tile_x;
     if (tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
