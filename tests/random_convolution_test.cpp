@@ -45,26 +45,31 @@ struct ConvCase {
 // 3x3(xk) kernels with no dilation and the same stride (1 or 2) along x and y (the row-pair
 // kernels), not depthwise, on planes up to 24 (3-D: 9) per side and up to 16 input channels per
 // group; or, on the same sizes, 3x3(xk) kernels with dilation 2 along x and y, mostly with stride
-// 1 along x (the general kernels' constant-offset path for atrous layers).
-enum class Kernels { any, pointwise, row_pairs, dilated_3x3 };
+// 1 along x (the general kernels' constant-offset path for atrous layers); or any kernels on 2-D
+// planes of 33-130 columns by 33-70 rows with up to 4 input channels per group (planes with so
+// many x chunks that each parallel task takes several rows).
+enum class Kernels { any, pointwise, row_pairs, dilated_3x3, large_planes };
 
 ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
     const bool pointwise = kernels == Kernels::pointwise, row_pairs = kernels == Kernels::row_pairs;
     const bool windows_3x3 = row_pairs || kernels == Kernels::dilated_3x3;  // 3x3 along y and x
+    const bool large = kernels == Kernels::large_planes;
     const int spatial = rank - 2;
     for (;;) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
         const int kind = uniform(rng, windows_3x3 ? 2 : 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
-        const int64_t in_per_group = kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows_3x3 ? 16 : 6);
+        const int64_t in_per_group =
+            kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows_3x3 ? 16 : large ? 4 : 6);
         const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
         c.in_per_group = in_per_group;
         c.input_shape = {uniform(rng, 1, 2), groups * in_per_group};
         const bool wide = spatial < 3 && chance(rng, 0.25);
         for (int i = 0; i < spatial; i++) {
             const bool last = i == spatial - 1;
-            c.input_shape.push_back(wide && last     ? uniform(rng, 30, 90)
+            c.input_shape.push_back(large            ? uniform(rng, 33, last ? 130 : 70)
+                                    : wide && last     ? uniform(rng, 30, 90)
                                     : pointwise      ? uniform(rng, 1, spatial == 3 ? 12 : 70)
                                     : windows_3x3    ? uniform(rng, 2, spatial == 3 ? 9 : 24)
                                                      : uniform(rng, 1, spatial == 3 ? 6 : 12));
@@ -136,7 +141,8 @@ void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernel
     const DType types[] = {DType::f32, DType::f16, DType::bf16};
     for (int it = 0; it < iterations; it++) {
         const bool windows_3x3 = kernels == Kernels::row_pairs || kernels == Kernels::dilated_3x3;
-        const ConvCase c = random_case(rng, uniform(rng, windows_3x3 ? 4 : 3, 5), kernels);
+        const int rank = kernels == Kernels::large_planes ? 4 : uniform(rng, windows_3x3 ? 4 : 3, 5);
+        const ConvCase c = random_case(rng, rank, kernels);
         const DType dtype = types[uniform(rng, 0, 2)];
         const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
         test::FillOptions fill;
@@ -188,6 +194,10 @@ TEST_P(RandomConvolution, RowPairs) { random_convolutions(3004, 400, Kernels::ro
 // 3x3 and 3x3xk kernels with dilation 2 along x and y (atrous layers): with stride 1 along x and a
 // 3x3 kernel they take the general kernels' constant-offset path, the rest the general paths.
 TEST_P(RandomConvolution, Dilated3x3) { random_convolutions(3005, 300, Kernels::dilated_3x3); }
+
+// Planes of 33-130 columns by 33-70 rows: tasks of several rows (the tile loops of one task then
+// cross rows, and the last task's rows are guarded).
+TEST_P(RandomConvolution, LargePlanes) { random_convolutions(3006, 60, Kernels::large_planes); }
 
 // A prepared convolution runs many times, on inputs of different spatial sizes and batch (its
 // 3x3 kernel takes the row-pair kernels, but the general ones where the output is one row high).
