@@ -110,8 +110,13 @@ public:
         // while every output channel tile reads it. Stored as rows of a task's columns, a tile's
         // 96-byte piece of each row straddled two lines: 512 lines, all of L1, so the streaming
         // weights evicted it (C3 on AVX2: 4-9% faster in panels, measured interleaved).
-        const schedules::TargetParams target = schedules::target_params(get_target());
-        const int panel_width = target.lanes(Float(32)) * target.pointwise_tile.x_vectors;
+        // The panel width is the schedule's tile width; autoscheduled builds, which may target a
+        // machine with no TargetParams table, use one vector.
+        int panel_width = natural_vector_size(Float(32));
+        if (!get_auto_schedule()) {
+            const schedules::TargetParams tile_target = schedules::target_params(get_target());
+            panel_width = tile_target.lanes(Float(32)) * tile_target.pointwise_tile.x_vectors;
+        }
         Func panel("panel");
         Var panel_x("panel_x"), panel_index("panel_index");
         panel(panel_x, c, panel_index, g, n) = padded(panel_index * panel_width + panel_x, 0, 0, c, g, n);
@@ -181,6 +186,7 @@ public:
         stages.stride_y = stride[1];
         stages.dilation_x = dilation[0];
         stages.dilation_y = dilation[1];
+        const schedules::TargetParams target = schedules::target_params(get_target());
         if (int(depthwise) + int(pointwise) + int(row_pairs) > 1) {
             throw CompileError("convolution: depthwise, pointwise and row_pairs exclude each other");
         }
