@@ -296,7 +296,16 @@ ConvGeometry PreparedConvolution::infer_shape(const std::vector<int64_t> &input_
     return conv_geometry(input_shape, w, attributes_);
 }
 
-void PreparedConvolution::run(const TensorView &input, const TensorView &output) const {
+// Everything run() passes to a kernel, worked out and checked from the tensors.
+struct PreparedConvolution::Call {
+    detail::CallPath path;
+    std::string kernel;  // e.g. "conv_f32_row_pairs"; empty when the output has no elements
+    TensorView input, output;  // as the kernel sees them (pointwise: a plane's axes merged into one)
+    int32_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};  // x, y, z
+    float clamp_min = 0.0f, clamp_max = 0.0f;
+};
+
+PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input, const TensorView &output) const {
     detail::ensure_runtime_ready();
     if (input.dtype != dtype_) {
         throw Error(std::string(kOp) + ": input has dtype " + dtype_name(input.dtype) + " but the weights are " +
@@ -309,12 +318,13 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
         const int64_t channel_stride = t->effective_strides()[1];
         detail::to_int32(kOp, "group stride", 0, channel_stride * (t->shape[1] / group_));
     }
-    const detail::CallPath path = detail::call_path(kOp, {{"input", &input}, {"output", &output}});
-    if (output.element_count() == 0) return;
+    Call call{detail::call_path(kOp, {{"input", &input}, {"output", &output}}), "", input, output};
+    if (output.element_count() == 0) return call;
+    const detail::CallPath &path = call.path;
 
     // Window numbers in Halide axis order (0 = x = W, 1 = y = H, 2 = z = D).
     const std::size_t spatial = input.shape.size() - 2;
-    int32_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};
+    int32_t *stride = call.stride, *dilation = call.dilation, *pad_begin = call.pad_begin;
     int64_t kernel[3] = {1, 1, 1};
     for (std::size_t i = 0; i < spatial; i++) {
         const std::size_t ax = spatial - 1 - i;
@@ -333,7 +343,8 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
         detail::to_int32(kOp, "window reach", i, checked_add(reach, pb, "window reach"));
     }
 
-    float clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();
+    float &clamp_min = call.clamp_min, &clamp_max = call.clamp_max;
+    clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();
     switch (attributes_.activation) {
     case Activation::none: break;
     case Activation::relu: clamp_min = 0.0f; break;
@@ -363,15 +374,26 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     const bool row_pairs = !detail::is_gpu_isa(path.isa) && spatial >= 2 && kernel[0] == 3 && kernel[1] == 3 &&
                            stride[0] == stride[1] && stride[0] <= 2 && dilation[0] == 1 && dilation[1] == 1 &&
                            geometry.output_shape[input.shape.size() - 2] >= 2;
-    const std::string name = std::string("conv_") + dtype_name(dtype_) +
-                             (depthwise ? "_depthwise" : pointwise ? "_pointwise" : row_pairs ? "_row_pairs" : "");
-    auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, name, path);
+    call.kernel = std::string("conv_") + dtype_name(dtype_) +
+                  (depthwise ? "_depthwise" : pointwise ? "_pointwise" : row_pairs ? "_row_pairs" : "");
+    if (pointwise) call.input = *merged_input, call.output = *merged_output;
+    return call;
+}
 
-    detail::KernelBuffer in(pointwise ? *merged_input : input, group_), out(pointwise ? *merged_output : output, group_);
-    const detail::PackedWeights::Buffers packed = packed_->buffers_for(path.isa);
-    const int status = fn(in.get(), packed.weights, packed.bias, stride[0], stride[1], stride[2], dilation[0], dilation[1],
-                          dilation[2], pad_begin[0], pad_begin[1], pad_begin[2],
-                          attributes_.activation != Activation::none, clamp_min, clamp_max, out.get());
+std::string PreparedConvolution::kernel_name(const TensorView &input, const TensorView &output) const {
+    return plan_call(input, output).kernel;
+}
+
+void PreparedConvolution::run(const TensorView &input, const TensorView &output) const {
+    const Call call = plan_call(input, output);
+    if (call.kernel.empty()) return;
+    auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, call.kernel, call.path);
+    detail::KernelBuffer in(call.input, group_), out(call.output, group_);
+    const detail::PackedWeights::Buffers packed = packed_->buffers_for(call.path.isa);
+    const int status = fn(in.get(), packed.weights, packed.bias, call.stride[0], call.stride[1], call.stride[2],
+                          call.dilation[0], call.dilation[1], call.dilation[2], call.pad_begin[0], call.pad_begin[1],
+                          call.pad_begin[2], attributes_.activation != Activation::none, call.clamp_min, call.clamp_max,
+                          out.get());
     detail::finish_kernel_call(kOp, status, {&out});
 }
 

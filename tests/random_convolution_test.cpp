@@ -199,6 +199,67 @@ TEST_P(RandomConvolution, Dilated3x3) { random_convolutions(3005, 300, Kernels::
 // cross rows, and the last task's rows are guarded).
 TEST_P(RandomConvolution, LargePlanes) { random_convolutions(3006, 60, Kernels::large_planes); }
 
+// Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): each
+// works on any convolution, so a wrong choice would only be slow and pass every other test. The
+// CPU takes row pairs for undilated 3x3(xk) kernels with equal x and y strides (1 or 2) and two or
+// more output rows, and pointwise kernels for dense 1x1 stride-1 unpadded convolutions; GPUs have
+// neither.
+TEST_P(RandomConvolution, KernelChoice) {
+    const bool gpu = GetParam() == Isa::cuda || GetParam() == Isa::opencl;
+    const std::string general = "conv_f32", row_pairs = gpu ? general : "conv_f32_row_pairs";
+    const std::string pointwise = gpu ? general : "conv_f32_pointwise", depthwise = "conv_f32_depthwise";
+    struct Choice {
+        const char *what;
+        Shape input, weights;
+        std::vector<int64_t> strides, dilations;
+        int64_t pads, group;
+        std::string kernel;
+        bool strided_views = false;  // rows padded: the planes are not dense
+    };
+    const Choice choices[] = {
+        {"3x3 stride 1", {1, 8, 9, 10}, {8, 8, 3, 3}, {}, {}, 1, 1, row_pairs},
+        {"3x3 stride 2", {2, 4, 9, 10}, {8, 4, 3, 3}, {2, 2}, {}, 1, 1, row_pairs},
+        {"3x3x3 stride 1", {1, 4, 5, 6, 7}, {4, 4, 3, 3, 3}, {}, {}, 1, 1, row_pairs},
+        {"3x3 grouped, strided views", {1, 8, 9, 10}, {8, 4, 3, 3}, {}, {}, 1, 2, row_pairs, true},
+        {"3x3 strides 1 and 2", {1, 8, 9, 10}, {8, 8, 3, 3}, {1, 2}, {}, 1, 1, general},
+        {"3x3 stride 3", {1, 8, 9, 10}, {8, 8, 3, 3}, {3, 3}, {}, 1, 1, general},
+        {"3x3 dilation 2", {1, 8, 9, 10}, {8, 8, 3, 3}, {}, {2, 2}, 2, 1, general},
+        {"3x3, one output row", {1, 8, 3, 10}, {8, 8, 3, 3}, {}, {}, 0, 1, general},
+        {"3x1", {1, 8, 9, 10}, {8, 8, 3, 1}, {}, {}, 1, 1, general},
+        {"5x5", {1, 8, 9, 10}, {8, 8, 5, 5}, {}, {}, 2, 1, general},
+        {"1-D, 3 taps", {1, 8, 30}, {8, 8, 3}, {}, {}, 1, 1, general},
+        {"1x1", {2, 8, 9, 10}, {16, 8, 1, 1}, {}, {}, 0, 1, pointwise},
+        {"1x1 grouped", {1, 8, 9, 10}, {8, 2, 1, 1}, {}, {}, 0, 4, pointwise},
+        {"1x1, strided views", {1, 8, 9, 10}, {16, 8, 1, 1}, {}, {}, 0, 1, general, true},
+        {"1x1 stride 2", {1, 8, 9, 10}, {16, 8, 1, 1}, {2, 2}, {}, 0, 1, general},
+        {"1x1 padded", {1, 8, 9, 10}, {16, 8, 1, 1}, {}, {}, 1, 1, general},
+        {"3x3 depthwise", {1, 8, 9, 10}, {8, 1, 3, 3}, {}, {}, 1, 8, depthwise},
+        {"1x1 depthwise", {1, 8, 9, 10}, {8, 1, 1, 1}, {}, {}, 0, 8, depthwise},
+    };
+    Rng rng(3007);
+    for (const Choice &choice : choices) {
+        ConvAttributes a;
+        a.strides = choice.strides;
+        a.dilations = choice.dilations;
+        a.pads_begin.assign(choice.input.size() - 2, choice.pads);
+        a.pads_end = a.pads_begin;
+        a.group = choice.group;
+        Tensor weights = Tensor::dense(DType::f32, choice.weights);
+        test::fill_random(weights, rng, {});
+        const PreparedConvolution conv(weights.view(), nullptr, a);
+        const Shape out_shape = conv.infer_shape(choice.input).output_shape;
+        const Shape gaps(choice.input.size(), choice.strided_views ? 1 : 0);
+        Tensor input = Tensor::padded(DType::f32, choice.input, gaps), got = Tensor::padded(DType::f32, out_shape, gaps);
+        test::fill_random(input, rng, {});
+        EXPECT_EQ(conv.kernel_name(input.view(), got.view()), choice.kernel) << choice.what;
+        // And the kernel it names computes the convolution.
+        Tensor expected = Tensor::dense(DType::f32, out_shape);
+        reference::convolution(input.view(), weights.view(), nullptr, expected.view(), a);
+        conv.run(input.view(), got.view());
+        EXPECT_TRUE(test::tensors_match(got.dense_copy(), expected)) << choice.what;
+    }
+}
+
 // A prepared convolution runs many times, on inputs of different spatial sizes and batch (its
 // 3x3 kernel takes the row-pair kernels, but the general ones where the output is one row high).
 TEST_P(RandomConvolution, PreparedRunsRepeatedly) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "poolconv/pooling.h"
@@ -73,6 +74,11 @@ public:
 
     ConvGeometry infer_shape(const std::vector<int64_t> &input_shape) const;
     void run(const TensorView &input, const TensorView &output) const;
+    // The kernel run() calls for these tensors on the instruction set in use, without running it:
+    // "conv_<type>", "conv_<type>_depthwise", "_pointwise" or "_row_pairs" (README, "CPU
+    // convolution kernels"), or "" when the output is empty. Checks the tensors as run() does.
+    // For profiling, and for tests of the runtime's choice.
+    std::string kernel_name(const TensorView &input, const TensorView &output) const;
 
     DType dtype() const { return dtype_; }
     int64_t group() const { return group_; }
@@ -80,6 +86,9 @@ public:
     const std::vector<int64_t> &weights_shape() const { return weights_shape_; }
 
 private:
+    struct Call;  // what run() passes to the kernel (runtime/convolution.cpp)
+    Call plan_call(const TensorView &input, const TensorView &output) const;
+
     DType dtype_;
     int64_t group_;
     std::vector<int64_t> weights_shape_;
