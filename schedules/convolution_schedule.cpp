@@ -59,7 +59,8 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     // can (C4, 14x14 in row pairs: 14 tasks of one tile, where 7 tasks of two left one of 2
     // threads idle an eighth of the time).
     const Expr tiles_per_row = (s.output_width + tile_x - 1) / tile_x;
-    const Expr tiles_per_plane = tiles_per_row * ((s.output_height + tile.rows - 1) / tile.rows);
+    const Expr row_tiles = (s.output_height + tile.rows - 1) / tile.rows;
+    const Expr tiles_per_plane = tiles_per_row * row_tiles;
     Expr chunk_tiles = Halide::min(tiles_per_row, pointwise ? 2 : 8);
     if (tile.channels > 1) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
     const Expr chunk_x = chunk_tiles * tile_x;
@@ -81,24 +82,23 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         .split(y, yo, yi, tile.rows, TailStrategy::GuardWithIf)
         .split(c, co, ci, tile.channels, TailStrategy::GuardWithIf)
         .vectorize(xi, lanes);
-    if (tile.channels > 1 && !pointwise) {
+    if (pointwise) {
+        // A task per chunk of a plane's pixels: its panels hold every input channel of the group.
+        s.output.reorder(xi, ci, yi, tile_inner, tile_outer, xc, yo, g, n, z)
+            .fuse(xc, yo, task)
+            .fuse(task, g, task)
+            .fuse(task, n, task);
+    } else if (tile.channels > 1) {
         // A task per chunk of a few rows: its padded input has every input channel of the group.
         // Planes with 32 or more chunks give each task several rows, as many as still leave 16
         // tasks: their input rows overlap, so the task copies fewer rows per output row, and a
         // channel tile's weights serve all its rows (on AVX2, interleaved: C2, 7x7 stride 2 on
         // 3 channels, 5% faster at 1 thread and 6-9% at 2; 3x3 row pairs on 112x112 2-3%).
         Var yt("yt");
-        const Expr row_tiles = (s.output_height + tile.rows - 1) / tile.rows;
-        const Expr task_rows = Halide::max(row_tiles * tiles_per_row / (chunk_tiles * 16), 1);
+        const Expr task_rows = Halide::max(tiles_per_plane / (chunk_tiles * 16), 1);
         s.output.split(yo, yt, yo, task_rows, TailStrategy::GuardWithIf)
             .reorder(xi, ci, yi, xo, yo, co, xc, yt, g, n, z)
             .fuse(xc, yt, task)
-            .fuse(task, g, task)
-            .fuse(task, n, task);
-    } else if (pointwise) {
-        // A task per chunk of a plane's pixels: its panels hold every input channel of the group.
-        s.output.reorder(xi, ci, yi, tile_inner, tile_outer, xc, yo, g, n, z)
-            .fuse(xc, yo, task)
             .fuse(task, g, task)
             .fuse(task, n, task);
     } else {

@@ -50,18 +50,21 @@ struct ConvCase {
 // many x chunks that each parallel task takes several rows).
 enum class Kernels { any, pointwise, row_pairs, dilated_3x3, large_planes };
 
+// The draws whose y and x kernel axes are 3 wide.
+bool windows_3x3(Kernels kernels) { return kernels == Kernels::row_pairs || kernels == Kernels::dilated_3x3; }
+
 ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
     const bool pointwise = kernels == Kernels::pointwise, row_pairs = kernels == Kernels::row_pairs;
-    const bool windows_3x3 = row_pairs || kernels == Kernels::dilated_3x3;  // 3x3 along y and x
+    const bool windows = windows_3x3(kernels);
     const bool large = kernels == Kernels::large_planes;
     const int spatial = rank - 2;
     for (;;) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
-        const int kind = uniform(rng, windows_3x3 ? 2 : 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
+        const int kind = uniform(rng, windows ? 2 : 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
         const int64_t in_per_group =
-            kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows_3x3 ? 16 : large ? 4 : 6);
+            kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows ? 16 : large ? 4 : 6);
         const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
         c.in_per_group = in_per_group;
         c.input_shape = {uniform(rng, 1, 2), groups * in_per_group};
@@ -71,7 +74,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
             c.input_shape.push_back(large            ? uniform(rng, 33, last ? 130 : 70)
                                     : wide && last     ? uniform(rng, 30, 90)
                                     : pointwise      ? uniform(rng, 1, spatial == 3 ? 12 : 70)
-                                    : windows_3x3    ? uniform(rng, 2, spatial == 3 ? 9 : 24)
+                                    : windows        ? uniform(rng, 2, spatial == 3 ? 9 : 24)
                                                      : uniform(rng, 1, spatial == 3 ? 6 : 12));
         }
         a.weights_layout = chance(rng, 0.2) ? WeightsLayout::grouped : WeightsLayout::onnx;
@@ -85,7 +88,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
         const bool default_dilations = kernels != Kernels::dilated_3x3 && chance(rng, 0.5);
         const int row_pair_stride = uniform(rng, 1, 2);
         for (int i = 0; i < spatial; i++) {
-            const bool window_axis = windows_3x3 && i >= spatial - 2;  // y and x
+            const bool window_axis = windows && i >= spatial - 2;  // y and x
             const bool x_axis = i == spatial - 1;
             const int k = pointwise ? 1 : window_axis ? 3 : uniform(rng, 1, spatial == 3 ? 3 : 5);
             const int s = pointwise                ? 1
@@ -140,8 +143,7 @@ void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernel
     test::FailureBudget budget;
     const DType types[] = {DType::f32, DType::f16, DType::bf16};
     for (int it = 0; it < iterations; it++) {
-        const bool windows_3x3 = kernels == Kernels::row_pairs || kernels == Kernels::dilated_3x3;
-        const int rank = kernels == Kernels::large_planes ? 4 : uniform(rng, windows_3x3 ? 4 : 3, 5);
+        const int rank = kernels == Kernels::large_planes ? 4 : uniform(rng, windows_3x3(kernels) ? 4 : 3, 5);
         const ConvCase c = random_case(rng, rank, kernels);
         const DType dtype = types[uniform(rng, 0, 2)];
         const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
