@@ -153,7 +153,10 @@ Isa active_isa() {
 std::vector<Isa> architecture_isas() { return {std::begin(kArchitectureIsas), std::end(kArchitectureIsas)}; }
 
 std::vector<Isa> built_isas() {
-    std::vector<Isa> isas = architecture_isas();
+    std::vector<Isa> isas;
+    for (Isa isa : kArchitectureIsas) {
+        if (detail::kernels_built_for(static_cast<int>(isa))) isas.push_back(isa);
+    }
     for (Isa isa : kGpuIsas) {
         if (detail::kernels_built_for(static_cast<int>(isa))) isas.push_back(isa);
     }

@@ -32,7 +32,8 @@ const char *isa_name(Isa isa);
 // The CPU paths of the architecture this library was built for, most capable first, whether or
 // not this CPU runs them: avx512, avx2, baseline on x86-64; neon on AArch64.
 std::vector<Isa> architecture_isas();
-// Every path this build has kernels for: architecture_isas(), then the GPU paths built.
+// Every path this build has kernels for: those of architecture_isas() it was built for (all of
+// them unless POOLCONV_ISAS named fewer), then the GPU paths built.
 std::vector<Isa> built_isas();
 
 // ---- GPU device memory ----
