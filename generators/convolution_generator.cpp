@@ -103,7 +103,22 @@ public:
         // row of outputs reads a dense row of q, whatever the stride.
         Func phased("phased");
         Var q("q"), r("r");
-        phased(q, r, y, z, c, g, n) = padded(q * stride_x + r, y, z, c, g, n);
+        RDom plane;  // depthwise CPU kernels: the input plane, copied into the zeros
+        if (depthwise && !get_target().has_gpu_feature()) {
+            // The same values, written as zeros and then the input plane (a depthwise task
+            // copies whole planes): the copy then has no border test per element. With the test,
+            // each row's first and last vectors were gathers of clamped columns (AVX2,
+            // interleaved: 3x3 stride 2 on 112x112 twice as fast, 3x3 on 14x14 17% faster, C5
+            // unchanged). GPU kernels stage their input from the formula above instead.
+            Func depth_padded = BoundaryConditions::constant_exterior(
+                input_f32, 0.0f, {{Expr(), Expr()}, {Expr(), Expr()}, {0, input.dim(2).extent()}});
+            plane = RDom({{0, input.dim(0).extent()}, {0, input.dim(1).extent()}}, "plane");
+            phased(q, r, y, z, c, g, n) = 0.0f;
+            phased(plane.x / stride_x, plane.x % stride_x, plane.y, z, c, g, n) =
+                depth_padded(plane.x, plane.y, z, c, g, n);
+        } else {
+            phased(q, r, y, z, c, g, n) = padded(q * stride_x + r, y, z, c, g, n);
+        }
 
         // Pointwise kernels (a 1x1 kernel over dense planes seen as one x axis: a matrix product)
         // read their input in panels, as GEMMs pack their B matrix: x in panels as wide as the
@@ -185,6 +200,7 @@ public:
         stages.sum = sum;
         stages.input_copy = pointwise ? panel : phased;
         stages.taps = {kx, ky, kz, ci};
+        if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
         stages.kernel_x = weights.dim(1).extent();
         stages.kernel_y = weights.dim(2).extent();
         stages.kernel_z = weights.dim(3).extent();

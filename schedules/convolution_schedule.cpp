@@ -8,6 +8,8 @@
 //              rows its windows cover) is copied into a scratch buffer, so taps are plain loads
 //              with no border tests; the copy stores each row's columns by stride phase
 //              (`phased` in the generator), so a row of outputs reads dense vectors at any stride
+//              (depthwise: zeros, then the whole plane, dense for strides 1 and 2; other strides
+//              copy element by element)
 //              for channel tile / for row / for x tile (pointwise: for x tile / for channel tile):
 //                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
@@ -117,6 +119,17 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2.
         s.input_copy.specialize(s.stride_x == 1);
         s.input_copy.specialize(s.stride_x == 2);
+        if (!s.copied_plane.empty()) {
+            // The plane's columns x go to distinct (x / stride, x % stride): Halide cannot see
+            // that for a runtime stride, hence allow_race_conditions. Stride 2 copies column
+            // pairs: strided loads, dense stores.
+            Stage plane = s.input_copy.update();
+            const RVar &plane_x = s.copied_plane[0];
+            RVar pair("pair"), phase("phase");
+            plane.allow_race_conditions();
+            plane.specialize(s.stride_x == 1).vectorize(plane_x, lanes);
+            plane.specialize(s.stride_x == 2).split(plane_x, pair, phase, 2).unroll(phase).vectorize(pair, lanes);
+        }
     }
 
     // The accumulator tile: constant-size and fully unrolled, so it lives in registers.

@@ -18,6 +18,9 @@ struct ConvolutionStages {
     // (q, r, y, z, ci, g, n) with x = q * stride_x + r.
     Halide::Func input_copy;
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
+    // Depthwise CPU plans: input_copy is zeros, then an update over the input plane's x and y
+    // (these); empty where input_copy is one pure definition.
+    std::vector<Halide::RVar> copied_plane;
 
     // Runtime attributes the plan specializes on, and the output plane size it sizes x chunks by.
     Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y;
