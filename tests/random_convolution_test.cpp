@@ -47,21 +47,27 @@ struct ConvCase {
 // group; or, on the same sizes, 3x3(xk) kernels with dilation 2 along x and y, mostly with stride
 // 1 along x (the general kernels' constant-offset path for atrous layers); or any kernels on 2-D
 // planes of 33-130 columns by 33-70 rows with up to 4 input channels per group (planes with so
-// many x chunks that each parallel task takes several rows).
-enum class Kernels { any, pointwise, row_pairs, dilated_3x3, large_planes };
+// many x chunks that each parallel task takes several rows); or depthwise undilated 3x3(xk)
+// kernels with equal x and y strides, mostly 1, on the row-pair draws' sizes (the depthwise
+// kernels' constant-offset path).
+enum class Kernels { any, pointwise, row_pairs, dilated_3x3, large_planes, depthwise_3x3 };
 
 // The draws whose y and x kernel axes are 3 wide.
-bool windows_3x3(Kernels kernels) { return kernels == Kernels::row_pairs || kernels == Kernels::dilated_3x3; }
+bool windows_3x3(Kernels kernels) {
+    return kernels == Kernels::row_pairs || kernels == Kernels::dilated_3x3 || kernels == Kernels::depthwise_3x3;
+}
 
 ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
     const bool pointwise = kernels == Kernels::pointwise, row_pairs = kernels == Kernels::row_pairs;
+    const bool depthwise = kernels == Kernels::depthwise_3x3, undilated = row_pairs || depthwise;
     const bool windows = windows_3x3(kernels);
     const bool large = kernels == Kernels::large_planes;
     const int spatial = rank - 2;
     for (;;) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
-        const int kind = uniform(rng, windows ? 2 : 0, 9);  // 0-1 depthwise, 2 channel multiplier, else any
+        // 0-1 depthwise, 2 channel multiplier, else any
+        const int kind = depthwise ? 0 : uniform(rng, windows ? 2 : 0, 9);
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
         const int64_t in_per_group =
             kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows ? 16 : large ? 4 : 6);
@@ -86,17 +92,17 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
         }
         const bool default_strides = chance(rng, 0.15);
         const bool default_dilations = kernels != Kernels::dilated_3x3 && chance(rng, 0.5);
-        const int row_pair_stride = uniform(rng, 1, 2);
+        const int row_pair_stride = depthwise && chance(rng, 0.8) ? 1 : uniform(rng, 1, 2);
         for (int i = 0; i < spatial; i++) {
             const bool window_axis = windows && i >= spatial - 2;  // y and x
             const bool x_axis = i == spatial - 1;
             const int k = pointwise ? 1 : window_axis ? 3 : uniform(rng, 1, spatial == 3 ? 3 : 5);
             const int s = pointwise                ? 1
-                          : row_pairs && window_axis ? row_pair_stride
+                          : undilated && window_axis ? row_pair_stride
                           : window_axis            ? (x_axis && chance(rng, 0.8) ? 1 : uniform(rng, 1, 2))
                           : chance(rng, 0.5)       ? 1
                                                    : uniform(rng, 2, 3);
-            const int d = window_axis ? (row_pairs ? 1 : 2) : chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
+            const int d = window_axis ? (undilated ? 1 : 2) : chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
             c.weights_shape.push_back(k);
             if (!default_strides) a.strides.push_back(s);
             if (!default_dilations) a.dilations.push_back(d);
@@ -200,6 +206,10 @@ TEST_P(RandomConvolution, Dilated3x3) { random_convolutions(3005, 300, Kernels::
 // Planes of 33-130 columns by 33-70 rows: tasks of several rows (the tile loops of one task then
 // cross rows, and the last task's rows are guarded).
 TEST_P(RandomConvolution, LargePlanes) { random_convolutions(3006, 60, Kernels::large_planes); }
+
+// Depthwise undilated 3x3 and 3x3xk kernels with equal x and y strides: at stride 1 and with a 3x3
+// kernel they take the depthwise kernels' constant-offset path, the rest their general paths.
+TEST_P(RandomConvolution, Depthwise3x3) { random_convolutions(3007, 300, Kernels::depthwise_3x3); }
 
 // Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): each
 // works on any convolution, so a wrong choice would only be slow and pass every other test. The
