@@ -302,7 +302,7 @@ struct PreparedConvolution::Call {
     std::string kernel;  // e.g. "conv_f32_row_pairs"; empty when the output has no elements
     TensorView input, output;  // as the kernel sees them (pointwise: a plane's axes merged into one)
     int32_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};  // x, y, z
-    float clamp_min = 0.0f, clamp_max = 0.0f;
+    float clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();
 };
 
 PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input, const TensorView &output) const {
@@ -344,7 +344,6 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     }
 
     float &clamp_min = call.clamp_min, &clamp_max = call.clamp_max;
-    clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();
     switch (attributes_.activation) {
     case Activation::none: break;
     case Activation::relu: clamp_min = 0.0f; break;

@@ -154,11 +154,10 @@ std::vector<Isa> architecture_isas() { return {std::begin(kArchitectureIsas), st
 
 std::vector<Isa> built_isas() {
     std::vector<Isa> isas;
-    for (Isa isa : kArchitectureIsas) {
-        if (detail::kernels_built_for(static_cast<int>(isa))) isas.push_back(isa);
-    }
-    for (Isa isa : kGpuIsas) {
-        if (detail::kernels_built_for(static_cast<int>(isa))) isas.push_back(isa);
+    for (const auto &list : {architecture_isas(), std::vector<Isa>(std::begin(kGpuIsas), std::end(kGpuIsas))}) {
+        for (Isa isa : list) {
+            if (detail::kernels_built_for(static_cast<int>(isa))) isas.push_back(isa);
+        }
     }
     return isas;
 }

@@ -116,21 +116,20 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         // Panels (panel_x, ci, panel): each channel's row is read once, across the panels, in
         // order: long runs the prefetchers follow.
         s.input_copy.reorder(copy_args[0], copy_args[2], copy_args[1]);
-    } else {
+    } else if (s.copied_plane.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2.
         s.input_copy.specialize(s.stride_x == 1);
         s.input_copy.specialize(s.stride_x == 2);
-        if (!s.copied_plane.empty()) {
-            // The plane's columns x go to distinct (x / stride, x % stride): Halide cannot see
-            // that for a runtime stride, hence allow_race_conditions. Stride 2 copies column
-            // pairs: strided loads, dense stores.
-            Stage plane = s.input_copy.update();
-            const RVar &plane_x = s.copied_plane[0];
-            RVar pair("pair"), phase("phase");
-            plane.allow_race_conditions();
-            plane.specialize(s.stride_x == 1).vectorize(plane_x, lanes);
-            plane.specialize(s.stride_x == 2).split(plane_x, pair, phase, 2).unroll(phase).vectorize(pair, lanes);
-        }
+    } else {
+        // Zeros, whatever the stride; then the plane, whose columns x go to distinct
+        // (x / stride, x % stride): Halide cannot see that for a runtime stride, hence
+        // allow_race_conditions. Stride 2 copies column pairs: strided loads, dense stores.
+        Stage plane = s.input_copy.update();
+        const RVar &plane_x = s.copied_plane[0];
+        RVar pair("pair"), phase("phase");
+        plane.allow_race_conditions();
+        plane.specialize(s.stride_x == 1).vectorize(plane_x, lanes);
+        plane.specialize(s.stride_x == 2).split(plane_x, pair, phase, 2).unroll(phase).vectorize(pair, lanes);
     }
 
     // The accumulator tile: constant-size and fully unrolled, so it lives in registers.

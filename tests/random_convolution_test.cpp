@@ -209,10 +209,11 @@ TEST_P(RandomConvolution, LargePlanes) { random_convolutions(3006, 60, Kernels::
 
 // Depthwise undilated 3x3 and 3x3xk kernels with equal x and y strides: at stride 1 and with a 3x3
 // kernel they take the depthwise kernels' constant-offset path, the rest their general paths.
-TEST_P(RandomConvolution, Depthwise3x3) { random_convolutions(3007, 300, Kernels::depthwise_3x3); }
+TEST_P(RandomConvolution, Depthwise3x3) { random_convolutions(3008, 300, Kernels::depthwise_3x3); }
 
-// Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): each
-// works on any convolution, so a wrong choice would only be slow and pass every other test. The
+// Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): the
+// general and row-pair kernels compute any convolution, so a wrong choice among them would only be
+// slow and pass every other test. The
 // CPU takes row pairs for undilated 3x3(xk) kernels with equal x and y strides (1 or 2) and two or
 // more output rows, and pointwise kernels for dense 1x1 stride-1 unpadded convolutions; GPUs have
 // neither.
