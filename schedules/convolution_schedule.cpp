@@ -24,8 +24,9 @@
 //   Specialized: stride_x 1 and 2 (dense loads; the copy deinterleaves stride 2 once, where
 //   before every tap did: C2 4.45 -> 3.75 ms, a 3x3 stride-2 layer 2.5 -> 1.95 ms on AVX2), each
 //   with 3x3, 3x3xk, 3 and 1x1 kernels (tap loops unrolled or gone) and kernel_x 3 or 7, and at
-//   stride 1 3x3 kernels with dilation 2 (constant tap offsets); anything else loads with
-//   gathers. Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
+//   stride 1 3x3 kernels with dilation 2 (constant tap offsets); other strides load dense vectors
+//   too (the generator divides by the stride per tap), through tap loops, and copy element by
+//   element. Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
 //   3x3xk kernels with stride 1 or 2 along both x and y; depthwise kernels also for undilated 3x3
 //   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share).
 #include "schedules/convolution_schedule.h"
