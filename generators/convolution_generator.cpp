@@ -26,7 +26,8 @@ using namespace Halide;
 // The shapes the estimates describe (autoscheduler input), all benchmark layers. Any kernel (and
 // row pairs): C1, 1x64x56x56 * 64x64x3x3, pads 1 -> 1x64x56x56 (ResNet). Pointwise: C3,
 // 1x256x56x56 * 64x256x1x1 (ResNet), its 56x56 plane seen as one axis of 3136 pixels. Depthwise:
-// C5, 1x144x56x56 * 144x1x3x3 in 144 groups, pads 1 (MobileNetV2).
+// C5, 1x144x56x56 * 144x1x3x3 in 144 groups, pads 1 (MobileNetV2). Depthwise 1-D: a Conformer
+// convolution module's, 1x256x512 * 256x1x31 in 256 groups, pads 15.
 struct ConvEstimateShape {
     int spatial[3];
     int kernel[3];
@@ -36,6 +37,7 @@ struct ConvEstimateShape {
 constexpr ConvEstimateShape kAnyKernelEstimate{{56, 56, 1}, {3, 3, 1}, {1, 1, 0}, 64, 64, 1, 1};
 constexpr ConvEstimateShape kPointwiseEstimate{{56 * 56, 1, 1}, {1, 1, 1}, {0, 0, 0}, 256, 64, 1, 1};
 constexpr ConvEstimateShape kDepthwiseEstimate{{56, 56, 1}, {3, 3, 1}, {1, 1, 0}, 144, 144, 144, 1};
+constexpr ConvEstimateShape kDepthwise1dEstimate{{512, 1, 1}, {31, 1, 1}, {15, 0, 0}, 256, 256, 256, 1};
 
 class Convolution : public Generator<Convolution> {
 public:
@@ -44,6 +46,9 @@ public:
     // Schedule for one input and one output channel per group (depthwise): tiles output rows
     // instead of output channels, and takes only weights of one input channel per group.
     GeneratorParam<bool> depthwise{"depthwise", false};
+    // The depthwise schedule for outputs one row high (1-D convolutions): tiles a row's columns,
+    // where the depthwise tile's other rows would be discarded.
+    GeneratorParam<bool> depthwise_1d{"depthwise_1d", false};
     // Schedule for 1x1 kernels with stride 1 and no padding, a matrix product over the pixels: the
     // runtime passes dense spatial axes as one x axis (so tiles do not stop at row ends), and the
     // kernel takes only 1x1x1 weights.
@@ -80,6 +85,7 @@ public:
     }
 
     void generate() {
+        const bool any_depthwise = depthwise || depthwise_1d;
         // ---- Algorithm ----
         // The input in f32, zero outside [0, extent) along x, y and z.
         Func input_f32("input_f32");
@@ -103,7 +109,7 @@ public:
         Func phased("phased");
         Var q("q"), r("r");
         RDom plane;  // depthwise CPU kernels: the input plane, copied into the zeros
-        if (depthwise && !get_target().has_gpu_feature()) {
+        if (any_depthwise && !get_target().has_gpu_feature()) {
             // The same values, written as zeros and then the input plane (a depthwise task
             // copies whole planes): the copy then has no border test per element. With the test,
             // each row's first and last vectors were gathers of clamped columns (AVX2,
@@ -162,9 +168,10 @@ public:
         output(x, y, z, c, g, n) = to_data_type(output.type(), select(clamp_output, clamped, v));
 
         // ---- Estimates (autoschedulers) ----
-        const ConvEstimateShape &est = pointwise   ? kPointwiseEstimate
-                                       : depthwise ? kDepthwiseEstimate
-                                                   : kAnyKernelEstimate;
+        const ConvEstimateShape &est = pointwise      ? kPointwiseEstimate
+                                       : depthwise    ? kDepthwiseEstimate
+                                       : depthwise_1d ? kDepthwise1dEstimate
+                                                      : kAnyKernelEstimate;
         const int cin_g = est.channels_in / est.groups, cout_g = est.channels_out / est.groups;
         input.set_estimates({{0, est.spatial[0]}, {0, est.spatial[1]}, {0, est.spatial[2]}, {0, cin_g}, {0, est.groups}, {0, est.batch}});
         weights.set_estimates({{0, kPackedChannels}, {0, est.kernel[0]}, {0, est.kernel[1]}, {0, est.kernel[2]}, {0, cin_g},
@@ -196,7 +203,7 @@ public:
         // Depthwise: one input channel, so no channel loop around the taps. With a loop of one
         // iteration around them, LLVM kept all 36 tap addresses of a 3x3 tile live across it and
         // spilled them (C5 on AVX2: 17-19% faster without, interleaved).
-        if (depthwise) weights.dim(4).set_extent(1);
+        if (any_depthwise) weights.dim(4).set_extent(1);
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);
         if (get_auto_schedule()) return;
@@ -217,13 +224,14 @@ public:
         stages.dilation_x = dilation[0];
         stages.dilation_y = dilation[1];
         const schedules::TargetParams target = schedules::target_params(get_target());
-        if (int(depthwise) + int(pointwise) + int(row_pairs) > 1) {
-            throw CompileError("convolution: depthwise, pointwise and row_pairs exclude each other");
+        if (int(depthwise) + int(depthwise_1d) + int(pointwise) + int(row_pairs) > 1) {
+            throw CompileError("convolution: depthwise, depthwise_1d, pointwise and row_pairs exclude each other");
         }
-        const schedules::ConvPlan plan = depthwise   ? schedules::ConvPlan::depthwise
-                                         : pointwise ? schedules::ConvPlan::pointwise
-                                         : row_pairs ? schedules::ConvPlan::row_pairs
-                                                     : schedules::ConvPlan::general;
+        const schedules::ConvPlan plan = depthwise      ? schedules::ConvPlan::depthwise
+                                         : depthwise_1d ? schedules::ConvPlan::depthwise_1d
+                                         : pointwise    ? schedules::ConvPlan::pointwise
+                                         : row_pairs    ? schedules::ConvPlan::row_pairs
+                                                        : schedules::ConvPlan::general;
         schedules::schedule_convolution(stages, target, plan);
     }
 

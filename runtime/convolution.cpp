@@ -373,8 +373,16 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     const bool row_pairs = !detail::is_gpu_isa(path.isa) && spatial >= 2 && kernel[0] == 3 && kernel[1] == 3 &&
                            stride[0] == stride[1] && stride[0] <= 2 && dilation[0] == 1 && dilation[1] == 1 &&
                            geometry.output_shape[input.shape.size() - 2] >= 2;
+    // Depthwise convolutions whose output is one row high (1-D ones, mostly) take the CPU's 1-D
+    // depthwise kernels, which tile a row only: the depthwise tile is several rows high.
+    const bool one_row = spatial == 1 || geometry.output_shape[input.shape.size() - 2] == 1;
+    const bool depthwise_1d = depthwise && one_row && !detail::is_gpu_isa(path.isa);
     call.kernel = std::string("conv_") + dtype_name(dtype_) +
-                  (depthwise ? "_depthwise" : pointwise ? "_pointwise" : row_pairs ? "_row_pairs" : "");
+                  (depthwise_1d ? "_depthwise_1d"
+                   : depthwise  ? "_depthwise"
+                   : pointwise  ? "_pointwise"
+                   : row_pairs  ? "_row_pairs"
+                                : "");
     if (pointwise) call.input = *merged_input, call.output = *merged_output;
     return call;
 }

@@ -15,6 +15,8 @@ TargetParams arm_neon_params() {
                         /*row_pair_tile=*/{1, 8, 2},
                         // 8 accumulators over 4 rows, as on x86: rows share the 3x3 window's loads.
                         /*depthwise_tile=*/{2, 1, 4},
+                        // 8 accumulators along one row, as on x86; untimed (qemu).
+                        /*depthwise_1d_tile=*/{8, 1, 1},
                         // Kept at the general tile: 3 x 8 would fit a 1x1 kernel, but qemu cannot
                         // time it.
                         /*pointwise_tile=*/{2, 8, 1}};

@@ -14,6 +14,8 @@
 //                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
 //                the channels is guarded)
+//   Depthwise 1-D (depthwise, output one row high, chosen by the runtime) tiles a row only
+//   (depthwise_1d_tile): the depthwise tile's other rows would be discarded.
 //   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
 //   tile one vector by two rows (row_pair_tile), so the rows' windows share input rows.
 //   Pointwise (1x1, stride 1, no padding) is a matrix product: its x is every pixel of a plane,
@@ -28,7 +30,8 @@
 //   too (the generator divides by the stride per tap), through tap loops, and copy element by
 //   element. Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
 //   3x3xk kernels with stride 1 or 2 along both x and y; depthwise kernels also for undilated 3x3
-//   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share).
+//   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share);
+//   1-D depthwise kernels only for 3-wide windows.
 #include "schedules/convolution_schedule.h"
 
 #include <string>
@@ -41,10 +44,11 @@ using namespace Halide;
 
 void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan) {
     const bool pointwise = plan == ConvPlan::pointwise;
-    const ConvTile &tile = plan == ConvPlan::depthwise   ? target.depthwise_tile
-                           : pointwise                   ? target.pointwise_tile
-                           : plan == ConvPlan::row_pairs ? target.row_pair_tile
-                                                         : target.conv_tile;
+    const ConvTile &tile = plan == ConvPlan::depthwise      ? target.depthwise_tile
+                           : plan == ConvPlan::depthwise_1d ? target.depthwise_1d_tile
+                           : pointwise                      ? target.pointwise_tile
+                           : plan == ConvPlan::row_pairs    ? target.row_pair_tile
+                                                            : target.conv_tile;
     // Every plan, GPU ones included, reads whole runs of packed channels.
     if (kOutputChannelBlock % tile.channels != 0 || (tile.channels != 1 && tile.channels % kPackedChannels != 0)) {
         throw CompileError(std::string("convolution tile for ") + target.name +
@@ -168,6 +172,13 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         // shared).
         const Expr unit_taps = dense && s.stride_y == stride && s.dilation_x == 1 && s.dilation_y == 1 &&
                                s.kernel_x == 3 && s.kernel_y == 3;
+        if (plan == ConvPlan::depthwise_1d) {
+            // One output row: the windows that matter are 1-D, and only the 3-wide one unrolls
+            // (longer ones, up to Conformer's 31 taps, loop over kx).
+            specialize(dense && s.kernel_x == 3 && row).unroll(kx);
+            specialize(dense);
+            continue;
+        }
         if (plan == ConvPlan::row_pairs) {
             // The runtime sends only these here (3x3 or 3x3xk).
             specialize(unit_taps && planar).unroll(kx).unroll(ky);

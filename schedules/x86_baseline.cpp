@@ -10,6 +10,7 @@ TargetParams x86_baseline_params() {
                         /*conv_tile=*/{2, 4, 1},
                         /*row_pair_tile=*/{1, 4, 2},
                         /*depthwise_tile=*/{2, 1, 4},
+                        /*depthwise_1d_tile=*/{8, 1, 1},
                         /*pointwise_tile=*/{3, 4, 1}};
 }
 

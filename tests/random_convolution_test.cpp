@@ -49,8 +49,9 @@ struct ConvCase {
 // planes of 33-130 columns by 33-70 rows with up to 4 input channels per group (planes with so
 // many x chunks that each parallel task takes several rows); or depthwise undilated 3x3(xk)
 // kernels with equal x and y strides, mostly 1, on the row-pair draws' sizes (the depthwise
-// kernels' constant-offset path).
-enum class Kernels { any, pointwise, row_pairs, dilated_3x3, large_planes, depthwise_3x3 };
+// kernels' constant-offset path); or 1-D depthwise convolutions with up to 33 taps (a third of
+// them 3) on rows of up to 200 columns (the 1-D depthwise kernels).
+enum class Kernels { any, pointwise, row_pairs, dilated_3x3, large_planes, depthwise_3x3, depthwise_1d };
 
 // The draws whose y and x kernel axes are 3 wide.
 bool windows_3x3(Kernels kernels) {
@@ -60,6 +61,7 @@ bool windows_3x3(Kernels kernels) {
 ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
     const bool pointwise = kernels == Kernels::pointwise, row_pairs = kernels == Kernels::row_pairs;
     const bool depthwise = kernels == Kernels::depthwise_3x3, undilated = row_pairs || depthwise;
+    const bool depthwise_1d = kernels == Kernels::depthwise_1d;
     const bool windows = windows_3x3(kernels);
     const bool large = kernels == Kernels::large_planes;
     const int spatial = rank - 2;
@@ -67,7 +69,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
         ConvCase c;
         ConvAttributes &a = c.attributes;
         // 0-1 depthwise, 2 channel multiplier, else any
-        const int kind = depthwise ? 0 : uniform(rng, windows ? 2 : 0, 9);
+        const int kind = depthwise || depthwise_1d ? 0 : uniform(rng, windows ? 2 : 0, 9);
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
         const int64_t in_per_group =
             kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows ? 16 : large ? 4 : 6);
@@ -77,7 +79,8 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
         const bool wide = spatial < 3 && chance(rng, 0.25);
         for (int i = 0; i < spatial; i++) {
             const bool last = i == spatial - 1;
-            c.input_shape.push_back(large            ? uniform(rng, 33, last ? 130 : 70)
+            c.input_shape.push_back(depthwise_1d     ? uniform(rng, 1, 200)
+                                    : large          ? uniform(rng, 33, last ? 130 : 70)
                                     : wide && last     ? uniform(rng, 30, 90)
                                     : pointwise      ? uniform(rng, 1, spatial == 3 ? 12 : 70)
                                     : windows        ? uniform(rng, 2, spatial == 3 ? 9 : 24)
@@ -96,7 +99,10 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
         for (int i = 0; i < spatial; i++) {
             const bool window_axis = windows && i >= spatial - 2;  // y and x
             const bool x_axis = i == spatial - 1;
-            const int k = pointwise ? 1 : window_axis ? 3 : uniform(rng, 1, spatial == 3 ? 3 : 5);
+            const int k = pointwise      ? 1
+                          : window_axis  ? 3
+                          : depthwise_1d ? (chance(rng, 0.3) ? 3 : uniform(rng, 1, 33))
+                                         : uniform(rng, 1, spatial == 3 ? 3 : 5);
             const int s = pointwise                ? 1
                           : undilated && window_axis ? row_pair_stride
                           : window_axis            ? (x_axis && chance(rng, 0.8) ? 1 : uniform(rng, 1, 2))
@@ -149,7 +155,9 @@ void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernel
     test::FailureBudget budget;
     const DType types[] = {DType::f32, DType::f16, DType::bf16};
     for (int it = 0; it < iterations; it++) {
-        const int rank = kernels == Kernels::large_planes ? 4 : uniform(rng, windows_3x3(kernels) ? 4 : 3, 5);
+        const int rank = kernels == Kernels::large_planes   ? 4
+                         : kernels == Kernels::depthwise_1d ? 3
+                                                            : uniform(rng, windows_3x3(kernels) ? 4 : 3, 5);
         const ConvCase c = random_case(rng, rank, kernels);
         const DType dtype = types[uniform(rng, 0, 2)];
         const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
@@ -211,16 +219,21 @@ TEST_P(RandomConvolution, LargePlanes) { random_convolutions(3006, 60, Kernels::
 // kernel they take the depthwise kernels' constant-offset path, the rest their general paths.
 TEST_P(RandomConvolution, Depthwise3x3) { random_convolutions(3008, 300, Kernels::depthwise_3x3); }
 
+// 1-D depthwise convolutions (Conformer-style modules, short causal convolutions): the CPU's 1-D
+// depthwise kernels, which tile one row.
+TEST_P(RandomConvolution, Depthwise1d) { random_convolutions(3009, 300, Kernels::depthwise_1d); }
+
 // Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): the
 // general and row-pair kernels compute any convolution, so a wrong choice among them would only be
-// slow and pass every other test. The
-// CPU takes row pairs for undilated 3x3(xk) kernels with equal x and y strides (1 or 2) and two or
-// more output rows, and pointwise kernels for dense 1x1 stride-1 unpadded convolutions; GPUs have
-// neither.
+// slow and pass every other test. The CPU takes row pairs for undilated 3x3(xk) kernels with
+// equal x and y strides (1 or 2) and two or more output rows, pointwise kernels for dense 1x1
+// stride-1 unpadded convolutions, and 1-D depthwise kernels for depthwise convolutions one output
+// row high; GPUs have none of these.
 TEST_P(RandomConvolution, KernelChoice) {
     const bool gpu = GetParam() == Isa::cuda || GetParam() == Isa::opencl;
     const std::string general = "conv_f32", row_pairs = gpu ? general : "conv_f32_row_pairs";
     const std::string pointwise = gpu ? general : "conv_f32_pointwise", depthwise = "conv_f32_depthwise";
+    const std::string depthwise_1d = gpu ? depthwise : "conv_f32_depthwise_1d";
     struct Choice {
         const char *what;
         Shape input, weights;
@@ -248,6 +261,9 @@ TEST_P(RandomConvolution, KernelChoice) {
         {"1x1 padded", {1, 8, 9, 10}, {16, 8, 1, 1}, {}, {}, 1, 1, general},
         {"3x3 depthwise", {1, 8, 9, 10}, {8, 1, 3, 3}, {}, {}, 1, 8, depthwise},
         {"1x1 depthwise", {1, 8, 9, 10}, {8, 1, 1, 1}, {}, {}, 0, 8, depthwise},
+        {"1-D depthwise", {1, 8, 40}, {8, 1, 5}, {}, {}, 2, 8, depthwise_1d},
+        {"3x3 depthwise, one output row", {1, 8, 3, 10}, {8, 1, 3, 3}, {}, {}, 0, 8, depthwise_1d},
+        {"1-D, channel multiplier 2", {1, 4, 40}, {8, 1, 5}, {}, {}, 2, 4, general},
     };
     Rng rng(3007);
     for (const Choice &choice : choices) {
