@@ -78,7 +78,7 @@ inline std::vector<PoolCase> pool_cases() {
 }
 
 struct ConvCase {
-    std::string id;           // "C1" ... "C9"
+    std::string id;           // "C1" ... "C11"
     std::string description;
     std::vector<int64_t> input_shape;
     std::vector<int64_t> weights_shape;  // ONNX: C_out, C_in / group, k...
@@ -123,6 +123,11 @@ inline std::vector<ConvCase> conv_cases() {
                  {1, 1, 1}});
     c.push_back({"C8", "conv1d 1x256x4096 * 256x256x3 p1", {1, 256, 4096}, {256, 256, 3}, 1, {}, {}, {1}});
     c.push_back({"C9", "conv 8x64x56x56 * 64x64x3x3 p1", {8, 64, 56, 56}, {64, 64, 3, 3}, 1, {}, {}, {1, 1}});
+    // Beyond the convolution issue's list: a patchify stem (ConvNeXt: 4x4 windows at stride 4, no
+    // overlap) and a 1-D depthwise layer (a Conformer convolution module's 31 taps).
+    c.push_back({"C10", "conv 1x3x224x224 * 96x3x4x4 s4", {1, 3, 224, 224}, {96, 3, 4, 4}, 1, {4, 4}, {}, {}});
+    c.push_back({"C11", "depthwise conv1d 1x256x512 * 256x1x31 group 256 p15", {1, 256, 512}, {256, 1, 31}, 256, {}, {},
+                 {15}});
     return c;
 }
 

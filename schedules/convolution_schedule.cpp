@@ -26,9 +26,10 @@
 //   Specialized: stride_x 1 and 2 (dense loads; the copy deinterleaves stride 2 once, where
 //   before every tap did: C2 4.45 -> 3.75 ms, a 3x3 stride-2 layer 2.5 -> 1.95 ms on AVX2), each
 //   with 3x3, 3x3xk, 3 and 1x1 kernels (tap loops unrolled or gone) and kernel_x 3 or 7, and at
-//   stride 1 3x3 kernels with dilation 2 (constant tap offsets); other strides load dense vectors
-//   too (the generator divides by the stride per tap), through tap loops, and copy element by
-//   element. Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
+//   stride 1 3x3 kernels with dilation 2 (constant tap offsets); the general kernels also stride 4
+//   (patchify stems), with 4x4 kernels unrolled. Other strides load dense vectors too (the
+//   generator divides by the stride per tap), through tap loops, and copy element by element.
+//   Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
 //   3x3xk kernels with stride 1 or 2 along both x and y; depthwise kernels also for undilated 3x3
 //   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share);
 //   1-D depthwise kernels only for 3-wide windows.
@@ -122,9 +123,11 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         // order: long runs the prefetchers follow.
         s.input_copy.reorder(copy_args[0], copy_args[2], copy_args[1]);
     } else if (s.copied_plane.empty()) {
-        // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2.
+        // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2
+        // (general kernels: four for 4).
         s.input_copy.specialize(s.stride_x == 1);
         s.input_copy.specialize(s.stride_x == 2);
+        if (plan == ConvPlan::general) s.input_copy.specialize(s.stride_x == 4);
     } else {
         // Zeros, whatever the stride; then the plane, whose columns x go to distinct
         // (x / stride, x % stride): Halide cannot see that for a runtime stride, hence
@@ -163,6 +166,14 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         s.output.specialize(when);
         return taps.specialize(when);
     };
+    if (plan == ConvPlan::general) {
+        // Stride 4 (patchify stems: ConvNeXt's and Swin's 4x4 windows, AlexNet's 11x11): constant
+        // tap phases, where a runtime stride costs a division per tap (AVX2, interleaved:
+        // ConvNeXt's stem 1.20 -> 0.54 ms, AlexNet's first layer 8.3 -> 3.7 ms; the kernels take 4%
+        // longer to compile).
+        specialize(s.stride_x == 4 && s.kernel_x == 4).unroll(kx);
+        specialize(s.stride_x == 4);
+    }
     for (int stride : {1, 2}) {
         const Expr dense = s.stride_x == stride;
         const Expr planar = s.kernel_z == 1, row = s.kernel_y == 1 && s.kernel_z == 1;

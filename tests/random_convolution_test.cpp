@@ -1,6 +1,6 @@
 // Randomized comparison of the convolution kernels against the plain C++ reference: thousands of
 // configurations (ranks 3-5, batch > 1, groups, depthwise, channel multipliers, output channel
-// counts around the packing block of 16, odd and wide sizes, strides 1-3, dilations 1-3,
+// counts around the packing block of 16, odd and wide sizes, strides 1-4, dilations 1-3,
 // asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
 // bf16, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
 // forced in turn. Undilated 3x3(xk) cases with equal x and y strides and two or more output rows
@@ -107,7 +107,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
                           : undilated && window_axis ? row_pair_stride
                           : window_axis            ? (x_axis && chance(rng, 0.8) ? 1 : uniform(rng, 1, 2))
                           : chance(rng, 0.5)       ? 1
-                                                   : uniform(rng, 2, 3);
+                                                   : uniform(rng, 2, 4);
             const int d = window_axis ? (undilated ? 1 : 2) : chance(rng, 0.7) ? 1 : uniform(rng, 2, 3);
             c.weights_shape.push_back(k);
             if (!default_strides) a.strides.push_back(s);
@@ -249,6 +249,7 @@ TEST_P(RandomConvolution, KernelChoice) {
         {"3x3 grouped, strided views", {1, 8, 9, 10}, {8, 4, 3, 3}, {}, {}, 1, 2, row_pairs, true},
         {"3x3 strides 1 and 2", {1, 8, 9, 10}, {8, 8, 3, 3}, {1, 2}, {}, 1, 1, general},
         {"3x3 stride 3", {1, 8, 9, 10}, {8, 8, 3, 3}, {3, 3}, {}, 1, 1, general},
+        {"4x4 stride 4 (patchify)", {1, 3, 16, 20}, {8, 3, 4, 4}, {4, 4}, {}, 0, 1, general},
         {"3x3 dilation 2", {1, 8, 9, 10}, {8, 8, 3, 3}, {}, {2, 2}, 2, 1, general},
         {"3x3, one output row", {1, 8, 3, 10}, {8, 8, 3, 3}, {}, {}, 0, 1, general},
         {"3x1", {1, 8, 9, 10}, {8, 8, 3, 1}, {}, {}, 1, 1, general},
