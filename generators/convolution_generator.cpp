@@ -85,6 +85,10 @@ public:
     }
 
     void generate() {
+        // The variants shape the algorithm and estimates too, so autoscheduled builds check them.
+        if (int(depthwise) + int(depthwise_1d) + int(pointwise) + int(row_pairs) > 1) {
+            throw CompileError("convolution: depthwise, depthwise_1d, pointwise and row_pairs exclude each other");
+        }
         const bool any_depthwise = depthwise || depthwise_1d;
         // ---- Algorithm ----
         // The input in f32, zero outside [0, extent) along x, y and z.
@@ -224,9 +228,6 @@ public:
         stages.dilation_x = dilation[0];
         stages.dilation_y = dilation[1];
         const schedules::TargetParams target = schedules::target_params(get_target());
-        if (int(depthwise) + int(depthwise_1d) + int(pointwise) + int(row_pairs) > 1) {
-            throw CompileError("convolution: depthwise, depthwise_1d, pointwise and row_pairs exclude each other");
-        }
         const schedules::ConvPlan plan = depthwise      ? schedules::ConvPlan::depthwise
                                          : depthwise_1d ? schedules::ConvPlan::depthwise_1d
                                          : pointwise    ? schedules::ConvPlan::pointwise

@@ -32,7 +32,7 @@
 //   Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
 //   3x3xk kernels with stride 1 or 2 along both x and y; depthwise kernels also for undilated 3x3
 //   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share);
-//   1-D depthwise kernels only for 3-wide windows.
+//   1-D depthwise kernels only for strides 1 and 2, with 3-tap 1-D windows unrolled.
 #include "schedules/convolution_schedule.h"
 
 #include <string>
@@ -184,8 +184,8 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         const Expr unit_taps = dense && s.stride_y == stride && s.dilation_x == 1 && s.dilation_y == 1 &&
                                s.kernel_x == 3 && s.kernel_y == 3;
         if (plan == ConvPlan::depthwise_1d) {
-            // One output row: the windows that matter are 1-D, and only the 3-wide one unrolls
-            // (longer ones, up to Conformer's 31 taps, loop over kx).
+            // One output row: the windows that matter are 1-D, and only the 3-tap one unrolls
+            // (longer ones, up to Conformer's 31 taps, loop over kx; 2-D windows over kx and ky).
             specialize(dense && s.kernel_x == 3 && row).unroll(kx);
             specialize(dense);
             continue;

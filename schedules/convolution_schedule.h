@@ -29,11 +29,11 @@ struct ConvolutionStages {
 
 // Which convolutions a kernel is built for; each gets its TargetParams tile.
 enum class ConvPlan {
-    general,    // any convolution: tiles of output channels (TargetParams::conv_tile)
-    row_pairs,  // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high (row_pair_tile)
-    depthwise,  // one input and one output channel per group: tiles of rows
+    general,       // any convolution: tiles of output channels (TargetParams::conv_tile)
+    row_pairs,     // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high (row_pair_tile)
+    depthwise,     // one input and one output channel per group: tiles of rows
     depthwise_1d,  // the same, output one row high (1-D convolutions): tiles of one row
-    pointwise,  // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
+    pointwise,     // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
 };
 
 // Schedules the stages for `target` with the plan's accumulator tile (see ConvTile).

@@ -15,8 +15,9 @@ TargetParams gpu_params(bool warp_lanes) {
                    /*row_pair_tile=*/{1, 8, 4},
                    // Depthwise: one channel per group, so 4 rows of one channel per lane.
                    /*depthwise_tile=*/{1, 1, 4},
-                   // No 1-D depthwise kernels are built for GPUs (the depthwise plan serves them).
-                   /*depthwise_1d_tile=*/{1, 1, 4},
+                   // Unused: no 1-D depthwise kernels are built for GPUs (the depthwise plan
+                   // serves them).
+                   /*depthwise_1d_tile=*/{1, 1, 1},
                    // No pointwise kernels are built for GPUs (the general plan serves 1x1).
                    /*pointwise_tile=*/{1, 8, 4}};
     p.gpu = true;

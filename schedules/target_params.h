@@ -21,14 +21,14 @@ struct ConvTile {
 };
 
 struct TargetParams {
-    const char *name;         // for STMT headers and logs, e.g. "x86-avx512"
-    int vector_bytes;         // width of one SIMD register in bytes
-    int vector_registers;     // architectural SIMD registers available to accumulators and taps
-    ConvTile conv_tile;       // convolution, any group size
-    ConvTile row_pair_tile;   // undilated 3x3(xk) kernels, equal x and y strides: rows share input rows
-    ConvTile depthwise_tile;  // convolution with one input and one output channel per group
+    const char *name;            // for STMT headers and logs, e.g. "x86-avx512"
+    int vector_bytes;            // width of one SIMD register in bytes
+    int vector_registers;        // architectural SIMD registers available to accumulators and taps
+    ConvTile conv_tile;          // convolution, any group size
+    ConvTile row_pair_tile;      // undilated 3x3(xk) kernels, equal x and y strides: rows share input rows
+    ConvTile depthwise_tile;     // convolution with one input and one output channel per group
     ConvTile depthwise_1d_tile;  // the same, output one row high (1-D): a row's columns only
-    ConvTile pointwise_tile;  // 1x1 convolution: no taps to unroll, so the registers all go to the tile
+    ConvTile pointwise_tile;     // 1x1 convolution: no taps to unroll, so the registers all go to the tile
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
     // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
     bool gpu = false;

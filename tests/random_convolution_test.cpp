@@ -3,9 +3,11 @@
 // counts around the packing block of 16, odd and wide sizes, strides 1-4, dilations 1-3,
 // asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
 // bf16, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
-// forced in turn. Undilated 3x3(xk) cases with equal x and y strides and two or more output rows
-// run on the row-pair kernels, the others on the general ones (3x3 kernels with dilation 2 on
-// their own fast path there).
+// forced in turn. The runtime picks the kernels (KernelChoice below checks its choice): depthwise
+// cases run on the depthwise kernels (1-D depthwise kernels where the output is one row high),
+// dense 1x1 stride-1 unpadded ones on the pointwise kernels, undilated 3x3(xk) cases with equal x
+// and y strides and two or more output rows on the row-pair kernels, the others on the general
+// ones (3x3 kernels with dilation 2 and stride 4 on their own fast paths there).
 //
 // Tolerances:
 //   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
@@ -49,8 +51,9 @@ struct ConvCase {
 // planes of 33-130 columns by 33-70 rows with up to 4 input channels per group (planes with so
 // many x chunks that each parallel task takes several rows); or depthwise undilated 3x3(xk)
 // kernels with equal x and y strides, mostly 1, on the row-pair draws' sizes (the depthwise
-// kernels' constant-offset path); or 1-D depthwise convolutions with up to 33 taps (a third of
-// them 3) on rows of up to 200 columns (the 1-D depthwise kernels).
+// kernels' constant-offset path); or depthwise convolutions with up to 33 taps (a third of them 3)
+// on rows of up to 1500 columns, 1-D or, a quarter of them, 2-D on planes of up to 3 rows, often
+// one output row high (the 1-D depthwise kernels; their rows span several tasks' chunks).
 enum class Kernels { any, pointwise, row_pairs, dilated_3x3, large_planes, depthwise_3x3, depthwise_1d };
 
 // The draws whose y and x kernel axes are 3 wide.
@@ -79,7 +82,9 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
         const bool wide = spatial < 3 && chance(rng, 0.25);
         for (int i = 0; i < spatial; i++) {
             const bool last = i == spatial - 1;
-            c.input_shape.push_back(depthwise_1d     ? uniform(rng, 1, 200)
+            c.input_shape.push_back(depthwise_1d     ? (!last ? uniform(rng, 1, 3)
+                                                        : chance(rng, 0.2) ? uniform(rng, 200, 1500)
+                                                                           : uniform(rng, 1, 200))
                                     : large          ? uniform(rng, 33, last ? 130 : 70)
                                     : wide && last     ? uniform(rng, 30, 90)
                                     : pointwise      ? uniform(rng, 1, spatial == 3 ? 12 : 70)
@@ -101,7 +106,7 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
             const bool x_axis = i == spatial - 1;
             const int k = pointwise      ? 1
                           : window_axis  ? 3
-                          : depthwise_1d ? (chance(rng, 0.3) ? 3 : uniform(rng, 1, 33))
+                          : depthwise_1d ? (!x_axis ? uniform(rng, 1, 3) : chance(rng, 0.3) ? 3 : uniform(rng, 1, 33))
                                          : uniform(rng, 1, spatial == 3 ? 3 : 5);
             const int s = pointwise                ? 1
                           : undilated && window_axis ? row_pair_stride
@@ -156,7 +161,7 @@ void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernel
     const DType types[] = {DType::f32, DType::f16, DType::bf16};
     for (int it = 0; it < iterations; it++) {
         const int rank = kernels == Kernels::large_planes   ? 4
-                         : kernels == Kernels::depthwise_1d ? 3
+                         : kernels == Kernels::depthwise_1d ? (chance(rng, 0.75) ? 3 : 4)
                                                             : uniform(rng, windows_3x3(kernels) ? 4 : 3, 5);
         const ConvCase c = random_case(rng, rank, kernels);
         const DType dtype = types[uniform(rng, 0, 2)];
@@ -219,13 +224,13 @@ TEST_P(RandomConvolution, LargePlanes) { random_convolutions(3006, 60, Kernels::
 // kernel they take the depthwise kernels' constant-offset path, the rest their general paths.
 TEST_P(RandomConvolution, Depthwise3x3) { random_convolutions(3008, 300, Kernels::depthwise_3x3); }
 
-// 1-D depthwise convolutions (Conformer-style modules, short causal convolutions): the CPU's 1-D
-// depthwise kernels, which tile one row.
+// 1-D depthwise convolutions (Conformer-style modules, short causal convolutions) and 2-D ones
+// with one output row: the CPU's 1-D depthwise kernels, which tile one row.
 TEST_P(RandomConvolution, Depthwise1d) { random_convolutions(3009, 300, Kernels::depthwise_1d); }
 
 // Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): the
-// general and row-pair kernels compute any convolution, so a wrong choice among them would only be
-// slow and pass every other test. The CPU takes row pairs for undilated 3x3(xk) kernels with
+// general and row-pair kernels compute any convolution, and both depthwise kernels any depthwise
+// one, so a wrong choice among them would only be slow and pass every other test. The CPU takes row pairs for undilated 3x3(xk) kernels with
 // equal x and y strides (1 or 2) and two or more output rows, pointwise kernels for dense 1x1
 // stride-1 unpadded convolutions, and 1-D depthwise kernels for depthwise convolutions one output
 // row high; GPUs have none of these.
@@ -249,7 +254,7 @@ TEST_P(RandomConvolution, KernelChoice) {
         {"3x3 grouped, strided views", {1, 8, 9, 10}, {8, 4, 3, 3}, {}, {}, 1, 2, row_pairs, true},
         {"3x3 strides 1 and 2", {1, 8, 9, 10}, {8, 8, 3, 3}, {1, 2}, {}, 1, 1, general},
         {"3x3 stride 3", {1, 8, 9, 10}, {8, 8, 3, 3}, {3, 3}, {}, 1, 1, general},
-        {"4x4 stride 4 (patchify)", {1, 3, 16, 20}, {8, 3, 4, 4}, {4, 4}, {}, 0, 1, general},
+        {"4x4 stride 4 (patchify)", {1, 3, 16, 84}, {8, 3, 4, 4}, {4, 4}, {}, 0, 1, general},
         {"3x3 dilation 2", {1, 8, 9, 10}, {8, 8, 3, 3}, {}, {2, 2}, 2, 1, general},
         {"3x3, one output row", {1, 8, 3, 10}, {8, 8, 3, 3}, {}, {}, 0, 1, general},
         {"3x1", {1, 8, 9, 10}, {8, 8, 3, 1}, {}, {}, 1, 1, general},

@@ -75,8 +75,8 @@ public:
     ConvGeometry infer_shape(const std::vector<int64_t> &input_shape) const;
     void run(const TensorView &input, const TensorView &output) const;
     // The kernel run() calls for these tensors on the instruction set in use, without running it:
-    // "conv_<type>", "conv_<type>_depthwise", "_pointwise" or "_row_pairs" (README, "CPU
-    // convolution kernels"), or "" when the output is empty. Checks the tensors as run() does.
+    // "conv_<type>", "conv_<type>_depthwise", "_depthwise_1d", "_pointwise" or "_row_pairs" (README,
+    // "CPU convolution kernels"), or "" when the output is empty. Checks the tensors as run() does.
     // For profiling, and for tests of the runtime's choice.
     std::string kernel_name(const TensorView &input, const TensorView &output) const;
 
