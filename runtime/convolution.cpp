@@ -354,6 +354,10 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     const int64_t in_per_group = weights_shape_[1];
     const int64_t out_per_group = weights_shape_[0] / group_;
     const bool depthwise = in_per_group == 1 && out_per_group == 1;
+    // Row pairs, 1-D depthwise and pointwise kernels are built for CPUs only.
+    const bool cpu = !detail::is_gpu_isa(path.isa);
+    // Output rows (y): 1 for 1-D convolutions, whose kernels see a y axis of extent 1.
+    const int64_t output_rows = spatial == 1 ? 1 : geometry.output_shape[input.shape.size() - 2];
     // A 1x1 kernel with stride 1 and no padding is a matrix product over the pixels: the CPU's
     // pointwise kernels take each dense plane as one row, so their tiles never stop at a row end.
     bool one_to_one = true;  // each output pixel reads the input pixel at its position
@@ -362,7 +366,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
                      geometry.pads_begin[i] == 0 && geometry.pads_end[i] == 0;
     }
     std::optional<TensorView> merged_input, merged_output;
-    if (one_to_one && !depthwise && !detail::is_gpu_isa(path.isa)) {
+    if (one_to_one && !depthwise && cpu) {
         merged_input = merge_spatial(input);
         merged_output = merge_spatial(output);
     }
@@ -370,13 +374,11 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     // Undilated 3x3 (and 3x3xk) kernels with the same stride along x and y (1 or 2) take the CPU's
     // row-pair kernels when the output has two or more rows: their tiles span two rows, whose
     // windows share input rows (schedules/convolution_schedule.cpp).
-    const bool row_pairs = !detail::is_gpu_isa(path.isa) && spatial >= 2 && kernel[0] == 3 && kernel[1] == 3 &&
-                           stride[0] == stride[1] && stride[0] <= 2 && dilation[0] == 1 && dilation[1] == 1 &&
-                           geometry.output_shape[input.shape.size() - 2] >= 2;
+    const bool row_pairs = cpu && spatial >= 2 && kernel[0] == 3 && kernel[1] == 3 && stride[0] == stride[1] &&
+                           stride[0] <= 2 && dilation[0] == 1 && dilation[1] == 1 && output_rows >= 2;
     // Depthwise convolutions whose output is one row high (1-D ones, mostly) take the CPU's 1-D
     // depthwise kernels, which tile a row only: the depthwise tile is several rows high.
-    const bool one_row = spatial == 1 || geometry.output_shape[input.shape.size() - 2] == 1;
-    const bool depthwise_1d = depthwise && one_row && !detail::is_gpu_isa(path.isa);
+    const bool depthwise_1d = cpu && depthwise && output_rows == 1;
     call.kernel = std::string("conv_") + dtype_name(dtype_) +
                   (depthwise_1d ? "_depthwise_1d"
                    : depthwise  ? "_depthwise"
