@@ -1,23 +1,11 @@
 #include "reference/reference_convolution.h"
 
-#include <algorithm>
-#include <cmath>
 #include <string>
+#include <vector>
 
-#include "reference/reference_pooling.h"  // load_as_double, store_from_double
+#include "reference/reference_pooling.h"  // load_all_as_double, store_from_double
 
 namespace poolconv::reference {
-
-namespace {
-
-// Element `index` (one coordinate per dimension) of a view.
-const unsigned char *element(const TensorView &t, const std::vector<int64_t> &strides, const int64_t *index) {
-    int64_t offset = 0;
-    for (std::size_t d = 0; d < t.shape.size(); d++) offset += index[d] * strides[d];
-    return static_cast<const unsigned char *>(t.data) + offset * static_cast<int64_t>(dtype_size(t.dtype));
-}
-
-}  // namespace
 
 void convolution(const TensorView &input, const TensorView &weights, const TensorView *bias, const TensorView &output,
                  const ConvAttributes &a) {
@@ -46,9 +34,15 @@ void convolution(const TensorView &input, const TensorView &weights, const Tenso
         dilation[d] = a.dilations.empty() ? 1 : a.dilations[i];
         pad[d] = g.pads_begin[i];
     }
-    const auto in_strides = input.effective_strides(), w_strides = weights.effective_strides(),
-               out_strides = output.effective_strides();
-    int64_t in_index[5], w_index[6], out_index[5];
+    // Input and weights decoded once into dense row-major arrays: input [n][c][d0][d1][d2],
+    // weights [co][ci][k0][k1][k2] (OpenVINO's grouped layout [g][co / g][ci][k...] is the same
+    // order, since co = g * out_per_group + co % out_per_group).
+    const std::vector<double> x = load_all_as_double(input), w = load_all_as_double(weights);
+    const std::vector<double> b = bias ? load_all_as_double(*bias) : std::vector<double>(static_cast<std::size_t>(out_channels), 0.0);
+    const int64_t in_plane = in_size[0] * in_size[1] * in_size[2];
+    const int64_t taps = kernel[0] * kernel[1] * kernel[2];
+    const auto out_strides = output.effective_strides();
+    int64_t out_index[5];
 
     for (int64_t n = 0; n < g.output_shape[0]; n++)
     for (int64_t co = 0; co < out_channels; co++)
@@ -56,36 +50,25 @@ void convolution(const TensorView &input, const TensorView &weights, const Tenso
     for (int64_t o1 = 0; o1 < out_size[1]; o1++)
     for (int64_t o2 = 0; o2 < out_size[2]; o2++) {
         const int64_t group = co / out_per_group;
-        double sum = 0.0;
-        if (bias) sum = load_as_double(bias->dtype, element(*bias, bias->effective_strides(), &co));
-        for (int64_t ci = 0; ci < in_per_group; ci++)
-        for (int64_t k0 = 0; k0 < kernel[0]; k0++)
-        for (int64_t k1 = 0; k1 < kernel[1]; k1++)
-        for (int64_t k2 = 0; k2 < kernel[2]; k2++) {
-            const int64_t o[3] = {o0, o1, o2}, k[3] = {k0, k1, k2};
-            int64_t pos[3];
-            bool inside = true;
-            for (int d = 0; d < 3; d++) {
-                pos[d] = o[d] * stride[d] - pad[d] + k[d] * dilation[d];
-                inside = inside && pos[d] >= 0 && pos[d] < in_size[d];
+        double sum = b[static_cast<std::size_t>(co)];
+        for (int64_t ci = 0; ci < in_per_group; ci++) {
+            const double *in = x.data() + (n * input.shape[1] + group * in_per_group + ci) * in_plane;
+            const double *wt = w.data() + (co * in_per_group + ci) * taps;
+            // Taps that fall outside the input read zero padding: skipped.
+            for (int64_t k0 = 0; k0 < kernel[0]; k0++) {
+                const int64_t p0 = o0 * stride[0] - pad[0] + k0 * dilation[0];
+                if (p0 < 0 || p0 >= in_size[0]) continue;
+                for (int64_t k1 = 0; k1 < kernel[1]; k1++) {
+                    const int64_t p1 = o1 * stride[1] - pad[1] + k1 * dilation[1];
+                    if (p1 < 0 || p1 >= in_size[1]) continue;
+                    for (int64_t k2 = 0; k2 < kernel[2]; k2++) {
+                        const int64_t p2 = o2 * stride[2] - pad[2] + k2 * dilation[2];
+                        if (p2 < 0 || p2 >= in_size[2]) continue;
+                        sum += wt[(k0 * kernel[1] + k1) * kernel[2] + k2] *
+                               in[(p0 * in_size[1] + p1) * in_size[2] + p2];
+                    }
+                }
             }
-            if (!inside) continue;  // zero padding
-            in_index[0] = n;
-            in_index[1] = group * in_per_group + ci;
-            int w = 0;
-            if (grouped) {
-                w_index[w++] = group;
-                w_index[w++] = co % out_per_group;
-            } else {
-                w_index[w++] = co;
-            }
-            w_index[w++] = ci;
-            for (int i = 0; i < spatial; i++) {
-                in_index[2 + i] = pos[3 - spatial + i];
-                w_index[w++] = k[3 - spatial + i];
-            }
-            sum += load_as_double(weights.dtype, element(weights, w_strides, w_index)) *
-                   load_as_double(input.dtype, element(input, in_strides, in_index));
         }
         switch (a.activation) {
         case Activation::none: break;
@@ -93,11 +76,16 @@ void convolution(const TensorView &input, const TensorView &weights, const Tenso
         case Activation::relu6: sum = sum < 0.0 ? 0.0 : sum > 6.0 ? 6.0 : sum; break;
         case Activation::clamp: sum = sum < a.clamp_min ? a.clamp_min : sum > a.clamp_max ? a.clamp_max : sum; break;
         }
+        // The output may be a strided view: its element's address from the strides.
+        const int64_t o[3] = {o0, o1, o2};
         out_index[0] = n;
         out_index[1] = co;
-        const int64_t o[3] = {o0, o1, o2};
         for (int i = 0; i < spatial; i++) out_index[2 + i] = o[3 - spatial + i];
-        store_from_double(output.dtype, const_cast<unsigned char *>(element(output, out_strides, out_index)), sum);
+        int64_t offset = 0;
+        for (int d = 0; d < rank; d++) offset += out_index[d] * out_strides[static_cast<std::size_t>(d)];
+        store_from_double(output.dtype,
+                          static_cast<unsigned char *>(output.data) + offset * static_cast<int64_t>(dtype_size(output.dtype)),
+                          sum);
     }
 }
 

@@ -198,6 +198,23 @@ bool next_position(std::vector<int64_t> &coords, const std::vector<int64_t> &ext
     return false;
 }
 
+}  // namespace
+
+std::vector<double> load_all_as_double(const TensorView &t) {
+    const Accessor access("reference", "tensor", t);
+    std::vector<double> values;
+    values.reserve(static_cast<std::size_t>(t.element_count()));
+    std::vector<int64_t> coords(t.shape.size(), 0);
+    if (t.element_count() > 0) {
+        do {
+            values.push_back(access.load(coords));
+        } while (next_position(coords, t.shape));
+    }
+    return values;
+}
+
+namespace {
+
 // The geometry the loops need, with default attributes filled in.
 struct Window {
     PoolGeometry geometry;

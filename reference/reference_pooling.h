@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "poolconv/pooling.h"
 #include "poolconv/tensor.h"
@@ -35,6 +36,9 @@ uint16_t double_to_bf16(double value);
 
 // One element of a `dtype` tensor, as double (exact for every poolconv type).
 double load_as_double(DType dtype, const void *element);
+// Every element of a view, as double, in row-major order of its shape (a dense copy: strides and
+// padding between rows resolved once, for loops that read each element many times).
+std::vector<double> load_all_as_double(const TensorView &tensor);
 // Stores `value` as one element of type `dtype`: floats round to nearest even; integers round to
 // nearest (ties to even) and saturate, NaN stores as 0.
 void store_from_double(DType dtype, void *element, double value);
