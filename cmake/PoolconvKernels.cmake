@@ -36,6 +36,11 @@ endif ()
 set(POOLCONV_GPU_TARGETS "${default_gpu_targets}" CACHE STRING
     "<isa>=<Halide target> pairs for GPU kernels (isa: cuda, opencl); empty for CPU only")
 
+# A build may link the kernels another build compiled instead of compiling them again: the
+# sanitizer build in scripts/run-tests.sh does, since kernels are never instrumented. That build
+# directory must be built already, with the same POOLCONV_ISAS.
+set(POOLCONV_KERNELS_FROM "" CACHE PATH "A built poolconv build directory whose CPU kernels this build links (same POOLCONV_ISAS)")
+
 option(POOLCONV_EMIT_STMT "Also write each kernel's lowered statement (.stmt) for review" OFF)
 
 # GPU lists the GPU isas (of POOLCONV_GPU_TARGETS) the variant is also compiled for.
@@ -53,6 +58,12 @@ function(poolconv_add_kernel NAME)
         list(GET pair 0 isa)
         list(GET pair 1 target)
         set(lib "poolconv_${NAME}_${isa}")
+        set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_TABLE "X(${NAME}, ${isa})")
+        set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_HEADERS "#include \"${lib}.h\"")
+        if (POOLCONV_KERNELS_FROM)
+            poolconv_reuse_kernel(${lib})
+            continue()
+        endif ()
         get_property(runtime GLOBAL PROPERTY POOLCONV_SHARED_RUNTIME)
         set(use_runtime "")
         if (runtime)
@@ -75,9 +86,27 @@ function(poolconv_add_kernel NAME)
             set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_LIBRARIES "${lib}.runtime")
         endif ()
         set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_LIBRARIES ${lib})
-        set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_TABLE "X(${NAME}, ${isa})")
-        set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_HEADERS "#include \"${lib}.h\"")
     endforeach ()
+endfunction()
+
+# POOLCONV_KERNELS_FROM: kernel LIB's object and header from that build, and (once) the Halide
+# runtime object all its kernels share.
+function(poolconv_reuse_kernel LIB)
+    set(dir "${POOLCONV_KERNELS_FROM}/generators")
+    if (NOT EXISTS "${dir}/${LIB}.o" OR NOT EXISTS "${dir}/${LIB}.h")
+        message(FATAL_ERROR "POOLCONV_KERNELS_FROM: no ${LIB}.o in ${dir}; build that directory first, "
+                            "with the same POOLCONV_ISAS")
+    endif ()
+    get_property(objects GLOBAL PROPERTY POOLCONV_KERNEL_OBJECTS)
+    if (NOT objects)
+        file(GLOB runtime "${dir}/*.runtime.o")
+        list(LENGTH runtime count)
+        if (NOT count EQUAL 1)
+            message(FATAL_ERROR "POOLCONV_KERNELS_FROM: expected one Halide runtime object in ${dir}, found ${count}")
+        endif ()
+        set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_OBJECTS "${runtime}")
+    endif ()
+    set_property(GLOBAL APPEND PROPERTY POOLCONV_KERNEL_OBJECTS "${dir}/${LIB}.o")
 endfunction()
 
 # Makes TARGET (a static library) self-contained: it gets the objects of every kernel and of the
@@ -99,6 +128,12 @@ function(poolconv_embed_kernels TARGET)
         add_dependencies(${TARGET} ${lib})
         target_include_directories(${TARGET} SYSTEM PRIVATE "${dir}")
     endforeach ()
+    get_property(objects GLOBAL PROPERTY POOLCONV_KERNEL_OBJECTS)
+    if (objects)
+        set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE)
+        target_sources(${TARGET} PRIVATE ${objects})
+        target_include_directories(${TARGET} SYSTEM PRIVATE "${POOLCONV_KERNELS_FROM}/generators")
+    endif ()
 
     get_property(headers GLOBAL PROPERTY POOLCONV_KERNEL_HEADERS)
     get_property(table GLOBAL PROPERTY POOLCONV_KERNEL_TABLE)
