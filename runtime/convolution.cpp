@@ -318,9 +318,13 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         const int64_t channel_stride = t->effective_strides()[1];
         detail::to_int32(kOp, "group stride", 0, channel_stride * (t->shape[1] / group_));
     }
-    Call call{detail::call_path(kOp, {{"input", &input}, {"output", &output}}), "", input, output};
+    // Host tensors on a GPU path whose backend has no kernels of this type (bf16 anywhere, f16 on
+    // OpenCL) run on the CPU, and then take the CPU's kernel choice below.
+    const std::string family = std::string("conv_") + dtype_name(dtype_);
+    const detail::CallPath path =
+        detail::kernel_path(family, detail::call_path(kOp, {{"input", &input}, {"output", &output}}));
+    Call call{path, "", input, output};
     if (output.element_count() == 0) return call;
-    const detail::CallPath &path = call.path;
 
     // Window numbers in Halide axis order (0 = x = W, 1 = y = H, 2 = z = D).
     const std::size_t spatial = input.shape.size() - 2;
@@ -379,12 +383,11 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     // Depthwise convolutions whose output is one row high (1-D ones, mostly) take the CPU's 1-D
     // depthwise kernels, which tile a row only: the depthwise tile is several rows high.
     const bool depthwise_1d = cpu && depthwise && output_rows == 1;
-    call.kernel = std::string("conv_") + dtype_name(dtype_) +
-                  (depthwise_1d ? "_depthwise_1d"
-                   : depthwise  ? "_depthwise"
-                   : pointwise  ? "_pointwise"
-                   : row_pairs  ? "_row_pairs"
-                                : "");
+    call.kernel = family + (depthwise_1d ? "_depthwise_1d"
+                            : depthwise  ? "_depthwise"
+                            : pointwise  ? "_pointwise"
+                            : row_pairs  ? "_row_pairs"
+                                         : "");
     if (pointwise) call.input = *merged_input, call.output = *merged_output;
     return call;
 }

@@ -23,6 +23,13 @@ struct KernelEntry {
 const KernelEntry kKernels[] = {POOLCONV_FOR_EACH_KERNEL(POOLCONV_KERNEL_ENTRY)};
 #undef POOLCONV_KERNEL_ENTRY
 
+AnyKernel lookup(const std::string &name, Isa isa) {
+    for (const KernelEntry &k : kKernels) {
+        if (k.isa == isa && name == k.name) return k.fn;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 bool kernels_built_for(int isa) {
@@ -32,18 +39,17 @@ bool kernels_built_for(int isa) {
     return false;
 }
 
+CallPath kernel_path(const std::string &name, const CallPath &path) {
+    if (is_gpu_isa(path.isa) && !path.device_tensors && !lookup(name, path.isa)) return {best_cpu_isa(), false};
+    return path;
+}
+
 AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path) {
-    auto lookup = [&](Isa isa) -> AnyKernel {
-        for (const KernelEntry &k : kKernels) {
-            if (k.isa == isa && name == k.name) return k.fn;
-        }
-        return nullptr;
-    };
-    AnyKernel fn = lookup(path.isa);
-    if (!fn && is_gpu_isa(path.isa) && !path.device_tensors) fn = lookup(best_cpu_isa());
+    const CallPath where = kernel_path(name, path);
+    AnyKernel fn = lookup(name, where.isa);
     if (!fn) {
-        throw Error(std::string(op) + ": no " + isa_name(path.isa) + " kernel " + name +
-                    (path.device_tensors ? " (the tensors are in device memory, so the CPU cannot run it)" : ""));
+        throw Error(std::string(op) + ": no " + isa_name(where.isa) + " kernel " + name +
+                    (where.device_tensors ? " (the tensors are in device memory, so the CPU cannot run it)" : ""));
     }
     return fn;
 }

@@ -36,10 +36,15 @@ using ConvKernel = int (*)(halide_buffer_t *input, halide_buffer_t *weights, hal
 // Whether this build has kernels for `isa` (see POOLCONV_ISAS in cmake/PoolconvKernels.cmake).
 bool kernels_built_for(int isa);
 
-// The kernel `name` (e.g. "max_pool_f32_indices_i64") for a call on `path`, cast to `Fn`, the
-// signature above that `name` implies. A GPU path with host tensors and no such kernel uses the
-// best CPU path's (GPUs have kernels for the types they compute in). Throws Error naming the
-// kernel and path when there is none.
+// Where kernel `name` runs for a call on `path`: there, except that a GPU path with host tensors
+// and no such kernel falls back to the best CPU path (GPUs have kernels for the types they compute
+// in, e.g. no bf16). An operator whose CPU has kernels its GPUs lack (convolution) resolves the
+// path first, by the kernel family's name, then picks among the kernels there.
+CallPath kernel_path(const std::string &name, const CallPath &path);
+
+// The kernel `name` (e.g. "max_pool_f32_indices_i64") for a call on kernel_path(name, path), cast
+// to `Fn`, the signature above that `name` implies. Throws Error naming the kernel and path when
+// there is none.
 using AnyKernel = void (*)();
 AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path);
 

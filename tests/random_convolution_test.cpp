@@ -295,6 +295,31 @@ TEST_P(RandomConvolution, KernelChoice) {
     }
 }
 
+// Types GPUs have no kernels for (bf16) run on the CPU whatever the active path, and there take the
+// CPU's kernel choice: row pairs, pointwise.
+TEST_P(RandomConvolution, KernelChoiceWithoutGpuKernels) {
+    Rng rng(3010);
+    struct Choice {
+        Shape input, weights;
+        std::string kernel;
+    };
+    for (const Choice &choice : {Choice{{1, 8, 9, 10}, {8, 8, 3, 3}, "conv_bf16_row_pairs"},
+                                 Choice{{1, 8, 9, 10}, {16, 8, 1, 1}, "conv_bf16_pointwise"}}) {
+        ConvAttributes a;
+        Tensor weights = Tensor::dense(DType::bf16, choice.weights);
+        test::fill_random(weights, rng, {});
+        const PreparedConvolution conv(weights.view(), nullptr, a);
+        const Shape out_shape = conv.infer_shape(choice.input).output_shape;
+        Tensor input = Tensor::dense(DType::bf16, choice.input), got = Tensor::dense(DType::bf16, out_shape);
+        Tensor expected = Tensor::dense(DType::bf16, out_shape);
+        test::fill_random(input, rng, {});
+        EXPECT_EQ(conv.kernel_name(input.view(), got.view()), choice.kernel);
+        reference::convolution(input.view(), weights.view(), nullptr, expected.view(), a);
+        conv.run(input.view(), got.view());
+        EXPECT_TRUE(test::tensors_match(got, expected)) << choice.kernel;
+    }
+}
+
 // A prepared convolution runs many times, on inputs of different spatial sizes and batch (its
 // 3x3 kernel takes the row-pair kernels, but the general ones where the output is one row high).
 TEST_P(RandomConvolution, PreparedRunsRepeatedly) {
