@@ -469,11 +469,20 @@ void run_peak(benchmark::State &state, int threads) {
 
 int main(int argc, char **argv) {
     using namespace poolconv_bench;
-    // Our default --benchmark_min_time, unless the command line sets one. (As a flag rather than a
-    // per-benchmark MinTime, which would override the command line and add "/min_time:..." to names.)
+    // Our defaults, unless the command line sets them (as flags rather than per-benchmark settings,
+    // which would override the command line and add "/min_time:..." to names):
+    //   - --benchmark_min_time=kDefaultMinTime;
+    //   - --benchmark_enable_random_interleaving=true: the repetitions of every benchmark run in
+    //     one shuffled sequence, so a slow phase of a shared host (frequency, neighbours) spreads
+    //     over poolconv and oneDNN alike instead of landing on whichever ran then, and the
+    //     side-by-side ratios of medians hold up.
     std::vector<char *> args(argv, argv + argc);
     std::string default_min_time = "--benchmark_min_time=" + std::to_string(kDefaultMinTime);
+    std::string default_interleaving = "--benchmark_enable_random_interleaving=true";
     if (flag_value(argc, argv, "benchmark_min_time", "").empty()) args.insert(args.begin() + 1, default_min_time.data());
+    if (flag_value(argc, argv, "benchmark_enable_random_interleaving", "").empty()) {
+        args.insert(args.begin() + 1, default_interleaving.data());
+    }
     args.push_back(nullptr);
     argc = static_cast<int>(args.size()) - 1;
     argv = args.data();
