@@ -43,20 +43,26 @@ class Convolution : public Generator<Convolution> {
 public:
     // Element type of input and output; the arithmetic is f32 whatever it is.
     GeneratorParam<ElementType> data_type_param{"data_type", ElementType::f32, element_type_names()};
-    // Schedule for one input and one output channel per group (depthwise): tiles output rows
-    // instead of output channels, and takes only weights of one input channel per group.
-    GeneratorParam<bool> depthwise{"depthwise", false};
-    // The depthwise schedule for outputs one row high (1-D convolutions): tiles a row's columns,
-    // where the depthwise tile's other rows would be discarded.
-    GeneratorParam<bool> depthwise_1d{"depthwise_1d", false};
-    // Schedule for 1x1 kernels with stride 1 and no padding, a matrix product over the pixels: the
-    // runtime passes dense spatial axes as one x axis (so tiles do not stop at row ends), and the
-    // kernel takes only 1x1x1 weights.
-    GeneratorParam<bool> pointwise{"pointwise", false};
-    // Schedule for 3x3 and 3x3xk kernels with no dilation and the same x and y strides (1 or 2):
-    // tiles two output rows high, whose windows share input rows. Computes any convolution
-    // correctly, but only those fast; the runtime sends it those with two or more output rows.
-    GeneratorParam<bool> row_pairs{"row_pairs", false};
+    // Which convolutions the kernel is built for (schedules/convolution_schedule.h, ConvPlan):
+    //   general       any convolution;
+    //   row_pairs     3x3 and 3x3xk kernels with no dilation and the same x and y strides (1 or
+    //                 2): tiles two output rows high, whose windows share input rows. Computes any
+    //                 convolution correctly, but only those fast; the runtime sends it those with
+    //                 two or more output rows;
+    //   depthwise     one input and one output channel per group: tiles output rows instead of
+    //                 output channels, and takes only weights of one input channel per group;
+    //   depthwise_1d  the same for outputs one row high (1-D convolutions): tiles a row's
+    //                 columns, where the depthwise tile's other rows would be discarded;
+    //   pointwise     1x1 kernels with stride 1 and no padding, a matrix product over the pixels:
+    //                 the runtime passes dense spatial axes as one x axis (so tiles do not stop at
+    //                 row ends), and the kernel takes only 1x1x1 weights.
+    GeneratorParam<schedules::ConvPlan> plan{"plan",
+                                             schedules::ConvPlan::general,
+                                             {{"general", schedules::ConvPlan::general},
+                                              {"row_pairs", schedules::ConvPlan::row_pairs},
+                                              {"depthwise", schedules::ConvPlan::depthwise},
+                                              {"depthwise_1d", schedules::ConvPlan::depthwise_1d},
+                                              {"pointwise", schedules::ConvPlan::pointwise}}};
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
@@ -85,10 +91,11 @@ public:
     }
 
     void generate() {
-        // The variants shape the algorithm and estimates too, so autoscheduled builds check them.
-        if (int(depthwise) + int(depthwise_1d) + int(pointwise) + int(row_pairs) > 1) {
-            throw CompileError("convolution: depthwise, depthwise_1d, pointwise and row_pairs exclude each other");
-        }
+        // The plan shapes the algorithm and estimates too, not only the schedule.
+        const schedules::ConvPlan kernel_plan = plan;
+        const bool depthwise = kernel_plan == schedules::ConvPlan::depthwise;
+        const bool depthwise_1d = kernel_plan == schedules::ConvPlan::depthwise_1d;
+        const bool pointwise = kernel_plan == schedules::ConvPlan::pointwise;
         const bool any_depthwise = depthwise || depthwise_1d;
         // ---- Algorithm ----
         // The input in f32, zero outside [0, extent) along x, y and z.
@@ -228,12 +235,7 @@ public:
         stages.dilation_x = dilation[0];
         stages.dilation_y = dilation[1];
         const schedules::TargetParams target = schedules::target_params(get_target());
-        const schedules::ConvPlan plan = depthwise      ? schedules::ConvPlan::depthwise
-                                         : depthwise_1d ? schedules::ConvPlan::depthwise_1d
-                                         : pointwise    ? schedules::ConvPlan::pointwise
-                                         : row_pairs    ? schedules::ConvPlan::row_pairs
-                                                        : schedules::ConvPlan::general;
-        schedules::schedule_convolution(stages, target, plan);
+        schedules::schedule_convolution(stages, target, kernel_plan);
     }
 
 private:

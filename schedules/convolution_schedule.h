@@ -27,7 +27,8 @@ struct ConvolutionStages {
     Halide::Expr output_width, output_height;
 };
 
-// Which convolutions a kernel is built for; each gets its TargetParams tile.
+// Which convolutions a kernel is built for (the convolution generator's `plan` parameter); each gets
+// its TargetParams tile.
 enum class ConvPlan {
     general,       // any convolution: tiles of output channels (TargetParams::conv_tile)
     row_pairs,     // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high (row_pair_tile)

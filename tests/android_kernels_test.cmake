@@ -11,8 +11,8 @@ file(MAKE_DIRECTORY "${WORK_DIR}")
 set(variants
     "max_pool_f16_indices_i64|max_pool|data_type=float16 with_indices=true|cmgt"
     "avg_pool_f32|avg_pool|data_type=float32|fadd"
-    "conv_f32_pointwise|convolution|data_type=float32 pointwise=true|fmla"
-    "conv_f32_depthwise_1d|convolution|data_type=float32 depthwise_1d=true|fmla")
+    "conv_f32_pointwise|convolution|data_type=float32 plan=pointwise|fmla"
+    "conv_f32_depthwise_1d|convolution|data_type=float32 plan=depthwise_1d|fmla")
 
 foreach (variant IN LISTS variants)
     string(REPLACE "|" ";" fields "${variant}")
