@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "reference/reference_pooling.h"  // load_all_as_double, store_from_double
+#include "reference/reference_pooling.h"  // load_all_as_double, store_all_from_double
 
 namespace poolconv::reference {
 
@@ -16,8 +16,7 @@ void convolution(const TensorView &input, const TensorView &weights, const Tenso
     }
     const bool grouped = a.weights_layout == WeightsLayout::grouped;
     const int64_t groups = grouped ? weights.shape[0] : a.group;
-    const int rank = input.rank();
-    const int spatial = rank - 2;
+    const int spatial = input.rank() - 2;
     const int64_t out_channels = g.output_shape[1];
     const int64_t out_per_group = out_channels / groups;
     const int64_t in_per_group = input.shape[1] / groups;
@@ -38,11 +37,13 @@ void convolution(const TensorView &input, const TensorView &weights, const Tenso
     // weights [co][ci][k0][k1][k2] (OpenVINO's grouped layout [g][co / g][ci][k...] is the same
     // order, since co = g * out_per_group + co % out_per_group).
     const std::vector<double> x = load_all_as_double(input), w = load_all_as_double(weights);
-    const std::vector<double> b = bias ? load_all_as_double(*bias) : std::vector<double>(static_cast<std::size_t>(out_channels), 0.0);
+    const std::vector<double> b =
+        bias ? load_all_as_double(*bias) : std::vector<double>(static_cast<std::size_t>(out_channels), 0.0);
     const int64_t in_plane = in_size[0] * in_size[1] * in_size[2];
     const int64_t taps = kernel[0] * kernel[1] * kernel[2];
-    const auto out_strides = output.effective_strides();
-    int64_t out_index[5];
+    // Results in the output's row-major order, which the loops below walk.
+    std::vector<double> results;
+    results.reserve(static_cast<std::size_t>(output.element_count()));
 
     for (int64_t n = 0; n < g.output_shape[0]; n++)
     for (int64_t co = 0; co < out_channels; co++)
@@ -76,17 +77,9 @@ void convolution(const TensorView &input, const TensorView &weights, const Tenso
         case Activation::relu6: sum = sum < 0.0 ? 0.0 : sum > 6.0 ? 6.0 : sum; break;
         case Activation::clamp: sum = sum < a.clamp_min ? a.clamp_min : sum > a.clamp_max ? a.clamp_max : sum; break;
         }
-        // The output may be a strided view: its element's address from the strides.
-        const int64_t o[3] = {o0, o1, o2};
-        out_index[0] = n;
-        out_index[1] = co;
-        for (int i = 0; i < spatial; i++) out_index[2 + i] = o[3 - spatial + i];
-        int64_t offset = 0;
-        for (int d = 0; d < rank; d++) offset += out_index[d] * out_strides[static_cast<std::size_t>(d)];
-        store_from_double(output.dtype,
-                          static_cast<unsigned char *>(output.data) + offset * static_cast<int64_t>(dtype_size(output.dtype)),
-                          sum);
+        results.push_back(sum);
     }
+    store_all_from_double(output, results);
 }
 
 }  // namespace poolconv::reference

@@ -213,6 +213,19 @@ std::vector<double> load_all_as_double(const TensorView &t) {
     return values;
 }
 
+void store_all_from_double(const TensorView &t, const std::vector<double> &values) {
+    const Accessor access("reference", "tensor", t);
+    if (values.size() != static_cast<std::size_t>(t.element_count())) {
+        throw Error("reference: " + std::to_string(values.size()) + " values for a tensor of " +
+                    std::to_string(t.element_count()) + " elements");
+    }
+    std::vector<int64_t> coords(t.shape.size(), 0);
+    for (double v : values) {
+        access.store(coords, v);
+        next_position(coords, t.shape);
+    }
+}
+
 namespace {
 
 // The geometry the loops need, with default attributes filled in.

@@ -39,6 +39,8 @@ double load_as_double(DType dtype, const void *element);
 // Every element of a view, as double, in row-major order of its shape (a dense copy: strides and
 // padding between rows resolved once, for loops that read each element many times).
 std::vector<double> load_all_as_double(const TensorView &tensor);
+// Stores `values` (one per element, in that order) into a view, as store_from_double does.
+void store_all_from_double(const TensorView &tensor, const std::vector<double> &values);
 // Stores `value` as one element of type `dtype`: floats round to nearest even; integers round to
 // nearest (ties to even) and saturate, NaN stores as 0.
 void store_from_double(DType dtype, void *element, double value);
