@@ -8,6 +8,10 @@
 //   onednn_blocked  oneDNN in its preferred layouts (nChw16c with AVX-512); the input (and the
 //                   weights) are reordered once, outside the timed loop, which times only the
 //                   primitive
+//   poolconv_adams2019, poolconv_mullapudi2016
+//                   poolconv's kernels with that autoscheduler's checked-in schedules instead of
+//                   ours (poolconv::set_schedule_author; on the avx2 path, which they were planned
+//                   for), in builds that have them (POOLCONV_AUTOSCHEDULED_KERNELS)
 //   PEAK/fma/<n>t   no operator: n threads each running independent AVX-512 (else AVX2) FMAs from
 //                   registers, the FLOP/s ceiling the convolutions are compared with
 // Times are wall-clock (UseRealTime); exact_names_reporter.h keeps Google Benchmark from adding
@@ -56,8 +60,11 @@ constexpr double kDefaultMinTime = 0.2;  // seconds per repetition, unless --ben
 constexpr double kAvgRelativeTolerance = 1e-5;
 constexpr double kConvTolerance = 1e-4;
 
-enum class Impl { poolconv, onednn_nchw, onednn_blocked };
+enum class Impl { poolconv, onednn_nchw, onednn_blocked, adams2019, mullapudi2016 };
 constexpr Impl kImpls[] = {Impl::poolconv, Impl::onednn_nchw, Impl::onednn_blocked};
+// poolconv's kernels with an autoscheduler's checked-in schedules (poolconv::set_schedule_author):
+// builds with POOLCONV_AUTOSCHEDULED_KERNELS on the avx2 path, CPUs with AVX2.
+constexpr Impl kAutoscheduledImpls[] = {Impl::adams2019, Impl::mullapudi2016};
 constexpr int kThreadCounts[] = {1, 2};
 
 const char *impl_name(Impl impl) {
@@ -65,8 +72,19 @@ const char *impl_name(Impl impl) {
     case Impl::poolconv: return "poolconv";
     case Impl::onednn_nchw: return "onednn_nchw";
     case Impl::onednn_blocked: return "onednn_blocked";
+    case Impl::adams2019: return "poolconv_adams2019";
+    case Impl::mullapudi2016: return "poolconv_mullapudi2016";
     }
     return "?";
+}
+
+// Whose schedules a poolconv implementation runs.
+poolconv::ScheduleAuthor schedule_author(Impl impl) {
+    switch (impl) {
+    case Impl::adams2019: return poolconv::ScheduleAuthor::adams2019;
+    case Impl::mullapudi2016: return poolconv::ScheduleAuthor::mullapudi2016;
+    default: return poolconv::ScheduleAuthor::poolconv;
+    }
 }
 
 int64_t element_count(const std::vector<int64_t> &shape) {
@@ -149,12 +167,16 @@ public:
     virtual std::string label() const = 0;
 };
 
-std::string poolconv_label() { return std::string("isa=") + poolconv::isa_name(poolconv::active_isa()); }
+// Autoscheduled kernels run on the avx2 path whatever the isa setting says.
+std::string poolconv_label(poolconv::ScheduleAuthor author) {
+    if (author != poolconv::ScheduleAuthor::poolconv) return std::string("isa=avx2, ") + schedule_author_name(author);
+    return std::string("isa=") + poolconv::isa_name(poolconv::active_isa());
+}
 
 class PoolconvPoolRunner final : public Runner {
 public:
-    explicit PoolconvPoolRunner(const CaseData &d)
-        : d_(d), output_(element_count(d.output_shape)), indices_(d.pool->indices ? element_count(d.output_shape) : 0) {
+    PoolconvPoolRunner(const CaseData &d, poolconv::ScheduleAuthor author)
+        : d_(d), author_(author), output_(element_count(d.output_shape)), indices_(d.pool->indices ? element_count(d.output_shape) : 0) {
         using poolconv::DType;
         using poolconv::TensorView;
         in_ = TensorView::dense(DType::f32, d.pool->input_shape, static_cast<const void *>(d.input.data()));
@@ -167,6 +189,7 @@ public:
         }
     }
     void run() override {
+        poolconv::set_schedule_author(author_);
         if (d_.pool->op == PoolOp::max) {
             poolconv::max_pool(in_, out_, max_attributes_, d_.pool->indices ? &idx_ : nullptr);
         } else {
@@ -190,10 +213,11 @@ public:
         }
         return "";
     }
-    std::string label() const override { return poolconv_label(); }
+    std::string label() const override { return poolconv_label(author_); }
 
 private:
     const CaseData &d_;
+    poolconv::ScheduleAuthor author_;
     AlignedBuffer<float> output_;
     AlignedBuffer<int64_t> indices_;
     poolconv::TensorView in_, out_, idx_;
@@ -203,20 +227,25 @@ private:
 
 class PoolconvConvRunner final : public Runner {
 public:
-    explicit PoolconvConvRunner(const CaseData &d)
-        : output_(element_count(d.output_shape)),
+    PoolconvConvRunner(const CaseData &d, poolconv::ScheduleAuthor author)
+        : author_(author),
+          output_(element_count(d.output_shape)),
           in_(view(d.conv->input_shape, d.input.data())),
           out_(view(d.output_shape, output_.data())),
           bias_(view({d.conv->weights_shape[0]}, d.bias.data())),
           conv_(view(d.conv->weights_shape, d.weights.data()), &bias_, d.conv->attributes()) {}
-    void run() override { conv_.run(in_, out_); }
+    void run() override {
+        poolconv::set_schedule_author(author_);
+        conv_.run(in_, out_);
+    }
     const float *plain_output() override { return output_.data(); }
-    std::string label() const override { return poolconv_label(); }
+    std::string label() const override { return poolconv_label(author_); }
 
 private:
     static poolconv::TensorView view(std::vector<int64_t> shape, float *data) {
         return poolconv::TensorView::dense(poolconv::DType::f32, std::move(shape), static_cast<void *>(data));
     }
+    poolconv::ScheduleAuthor author_;
     AlignedBuffer<float> output_;
     poolconv::TensorView in_, out_, bias_;
     poolconv::PreparedConvolution conv_;  // packs the weights once
@@ -252,13 +281,12 @@ std::unique_ptr<Runner> make_onednn_runner(const CaseData &d, OnednnLayout layou
 
 std::unique_ptr<Runner> make_runner(const CaseData &d, Impl impl) {
     switch (impl) {
-    case Impl::poolconv:
-        if (d.pool) return std::make_unique<PoolconvPoolRunner>(d);
-        return std::make_unique<PoolconvConvRunner>(d);
     case Impl::onednn_nchw: return make_onednn_runner(d, OnednnLayout::plain);
     case Impl::onednn_blocked: return make_onednn_runner(d, OnednnLayout::blocked);
+    default:
+        if (d.pool) return std::make_unique<PoolconvPoolRunner>(d, schedule_author(impl));
+        return std::make_unique<PoolconvConvRunner>(d, schedule_author(impl));
     }
-    return nullptr;
 }
 
 void fill_uniform(AlignedBuffer<float> &b, std::mt19937 &rng, float lo, float hi) {
@@ -441,6 +469,15 @@ __attribute__((target("avx2,fma"))) float fma_loop_avx2(float seed) {
 
 bool has_avx512() { return __builtin_cpu_supports("avx512f"); }
 
+// Whether this build has the autoschedulers' kernels (bench/CMakeLists.txt) and this CPU runs them.
+bool autoscheduled_kernels_run() {
+#ifdef POOLCONV_BENCH_AUTOSCHEDULED
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+#else
+    return false;
+#endif
+}
+
 // FLOPs of one fma_loop call (either width: both do 24 * 16 lanes * kPeakSteps multiply-adds).
 constexpr double kPeakLoopFlops = 2.0 * 24 * 16 * kPeakSteps;
 
@@ -493,11 +530,13 @@ int main(int argc, char **argv) {
             run_benchmark(state, id, make, impl, threads);
         })->UseRealTime()->Unit(benchmark::kMicrosecond);
     };
+    std::vector<Impl> impls(std::begin(kImpls), std::end(kImpls));
+    if (autoscheduled_kernels_run()) impls.insert(impls.end(), std::begin(kAutoscheduledImpls), std::end(kAutoscheduledImpls));
     static const std::vector<PoolCase> pools = pool_cases();
     static const std::vector<ConvCase> convs = conv_cases();
     for (const PoolCase &c : pools) {
         for (int threads : kThreadCounts) {
-            for (Impl impl : kImpls) add(c.id, impl, threads, [&c] { return make_case_data(c); });
+            for (Impl impl : impls) add(c.id, impl, threads, [&c] { return make_case_data(c); });
         }
     }
     for (int threads : kThreadCounts) {
@@ -508,7 +547,7 @@ int main(int argc, char **argv) {
     }
     for (const ConvCase &c : convs) {
         for (int threads : kThreadCounts) {
-            for (Impl impl : kImpls) add(c.id, impl, threads, [&c] { return make_case_data(c); });
+            for (Impl impl : impls) add(c.id, impl, threads, [&c] { return make_case_data(c); });
         }
     }
 

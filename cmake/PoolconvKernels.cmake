@@ -43,10 +43,17 @@ set(POOLCONV_KERNELS_FROM "" CACHE PATH "A built poolconv build directory whose 
 
 option(POOLCONV_EMIT_STMT "Also write each kernel's lowered statement (.stmt) for review" OFF)
 
-# GPU lists the GPU isas (of POOLCONV_GPU_TARGETS) the variant is also compiled for.
+# GPU lists the GPU isas (of POOLCONV_GPU_TARGETS) the variant is also compiled for; ONLY_ISAS, if
+# given, the CPU isas (of POOLCONV_ISAS) it is compiled for instead of all of them.
 function(poolconv_add_kernel NAME)
-    cmake_parse_arguments(ARG "" "GENERATOR" "PARAMS;GPU" ${ARGN})
-    set(pairs ${POOLCONV_ISAS})
+    cmake_parse_arguments(ARG "" "GENERATOR" "PARAMS;GPU;ONLY_ISAS" ${ARGN})
+    set(pairs "")
+    foreach (pair IN LISTS POOLCONV_ISAS)
+        string(REGEX REPLACE "=.*" "" isa "${pair}")
+        if (NOT ARG_ONLY_ISAS OR isa IN_LIST ARG_ONLY_ISAS)
+            list(APPEND pairs "${pair}")
+        endif ()
+    endforeach ()
     foreach (pair IN LISTS POOLCONV_GPU_TARGETS)
         string(REGEX REPLACE "=.*" "" isa "${pair}")
         if (isa IN_LIST ARG_GPU)

@@ -15,6 +15,7 @@
 #include "Halide.h"
 
 #include "generators/element_type.h"
+#include "schedules/autoscheduled.h"
 #include "schedules/conv_packing.h"
 #include "schedules/convolution_schedule.h"
 #include "schedules/target_params.h"
@@ -63,6 +64,11 @@ public:
                                               {"depthwise", schedules::ConvPlan::depthwise},
                                               {"depthwise_1d", schedules::ConvPlan::depthwise_1d},
                                               {"pointwise", schedules::ConvPlan::pointwise}}};
+    // Who schedules the kernel: poolconv (schedules/), or an autoscheduler's checked-in result
+    // (schedules/autoscheduled.h), applied by schedule(). Row pairs take the general result: the
+    // plan changes only our schedule.
+    GeneratorParam<schedules::ScheduleAuthor> schedule_by{"schedule_by", schedules::ScheduleAuthor::poolconv,
+                                                          schedules::schedule_author_names()};
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
@@ -217,7 +223,7 @@ public:
         if (any_depthwise) weights.dim(4).set_extent(1);
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);
-        if (get_auto_schedule()) return;
+        if (get_auto_schedule() || schedule_by != schedules::ScheduleAuthor::poolconv) return;
 
         schedules::ConvolutionStages stages;
         stages.output = output;
@@ -236,6 +242,15 @@ public:
         stages.dilation_y = dilation[1];
         const schedules::TargetParams target = schedules::target_params(get_target());
         schedules::schedule_convolution(stages, target, kernel_plan);
+    }
+
+    void schedule() {
+        if (schedule_by == schedules::ScheduleAuthor::poolconv) return;
+        const char *variant = plan == schedules::ConvPlan::pointwise      ? "convolution_pointwise"
+                              : plan == schedules::ConvPlan::depthwise    ? "convolution_depthwise"
+                              : plan == schedules::ConvPlan::depthwise_1d ? "convolution_depthwise_1d"
+                                                                          : "convolution";
+        schedules::apply_autoscheduled(schedule_by, variant, get_pipeline(), get_target());
     }
 
 private:

@@ -163,12 +163,14 @@ public:
         require_dense_from_zero(input);
         require_dense_from_zero(output);
         if (indices) require_dense_from_zero(*indices);
-        if (get_auto_schedule()) return;
+        if (scheduled_elsewhere()) return;
 
         schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         if (indices) stages.second_output = *indices;
         schedules::schedule_pooling(stages, target_params(), keys.type(), indices ? 4 : keys.type().bytes());
     }
+
+    void schedule() { apply_checked_in_schedule(with_indices ? "max_pool_with_indices" : "max_pool"); }
 };
 
 class AvgPool : public PoolGenerator<AvgPool> {
@@ -230,17 +232,33 @@ public:
         output(x, y, z, c, n) = cast(data_type(), select(count > 0, sum / cast<float>(max(count, 1)), 0.0f));
 
         // ---- Estimates (autoschedulers) ----
-        set_input_estimates();
-        for (int a = 0; a < kSpatialAxes; a++) {
-            count_begin.set_estimate(a, 0);
-            count_end.set_estimate(a, EstimateShape::in[a]);
+        if (global) {
+            // A ResNet-50 head, 1x2048x7x7, as the runtime passes it: each plane one row of 49,
+            // covered by the window; output 1x1x1 per plane.
+            constexpr int plane = 7 * 7, channels = 2048;
+            input.set_estimates({{0, plane}, {0, 1}, {0, 1}, {0, channels}, {0, 1}});
+            for (int a = 0; a < kSpatialAxes; a++) {
+                kernel.set_estimate(a, a == 0 ? plane : 1);
+                stride.set_estimate(a, 1);
+                dilation.set_estimate(a, 1);
+                pad_begin.set_estimate(a, 0);
+                count_begin.set_estimate(a, 0);
+                count_end.set_estimate(a, a == 0 ? plane : 1);
+            }
+            output.set_estimates({{0, 1}, {0, 1}, {0, 1}, {0, channels}, {0, 1}});
+        } else {
+            set_input_estimates();
+            for (int a = 0; a < kSpatialAxes; a++) {
+                count_begin.set_estimate(a, 0);
+                count_end.set_estimate(a, EstimateShape::in[a]);
+            }
+            set_output_estimates(output);
         }
-        set_output_estimates(output);
 
         // ---- Schedule ----
         require_dense_from_zero(input);
         require_dense_from_zero(output);
-        if (get_auto_schedule()) return;
+        if (scheduled_elsewhere()) return;
 
         schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         stages.axis_tables = {counted[0], counted[1], counted[2]};
@@ -251,6 +269,7 @@ public:
         }
     }
 
+    void schedule() { apply_checked_in_schedule(global ? "avg_pool_global" : "avg_pool"); }
 };
 
 }  // namespace poolconv::generators

@@ -23,6 +23,7 @@ namespace poolconv {
 namespace {
 
 std::atomic<Isa> g_requested_isa{Isa::best};
+std::atomic<ScheduleAuthor> g_schedule_author{ScheduleAuthor::poolconv};
 std::atomic<int> g_threads{0};
 thread_local std::string t_last_halide_error;
 
@@ -99,6 +100,19 @@ Isa isa_from_env() {
     throw Error(std::string("POOLCONV_ISA='") + env + "' is not one of " + names);
 }
 
+// POOLCONV_SCHEDULE_AUTHOR if set (a schedule_author_name; anything else is an Error), else poolconv.
+ScheduleAuthor schedule_author_from_env() {
+    const char *env = std::getenv("POOLCONV_SCHEDULE_AUTHOR");
+    if (!env) return ScheduleAuthor::poolconv;
+    const ScheduleAuthor all[] = {ScheduleAuthor::poolconv, ScheduleAuthor::adams2019, ScheduleAuthor::mullapudi2016};
+    std::string names;
+    for (ScheduleAuthor author : all) {
+        if (std::strcmp(env, schedule_author_name(author)) == 0) return author;
+        names += std::string(names.empty() ? "" : ", ") + schedule_author_name(author);
+    }
+    throw Error(std::string("POOLCONV_SCHEDULE_AUTHOR='") + env + "' is not one of " + names);
+}
+
 }  // namespace
 
 void set_num_threads(int threads) {
@@ -119,6 +133,25 @@ int num_threads() {
 void set_isa(Isa isa) {
     detail::ensure_runtime_ready();
     g_requested_isa = isa;
+}
+
+void set_schedule_author(ScheduleAuthor author) {
+    detail::ensure_runtime_ready();
+    g_schedule_author = author;
+}
+
+ScheduleAuthor schedule_author() {
+    detail::ensure_runtime_ready();
+    return g_schedule_author;
+}
+
+const char *schedule_author_name(ScheduleAuthor author) {
+    switch (author) {
+    case ScheduleAuthor::poolconv: return "poolconv";
+    case ScheduleAuthor::adams2019: return "adams2019";
+    case ScheduleAuthor::mullapudi2016: return "mullapudi2016";
+    }
+    return "unknown";
 }
 
 namespace {
@@ -184,6 +217,7 @@ void ensure_runtime_ready() {
     std::call_once(once, [] {
         halide_set_error_handler(capture_halide_error);
         g_requested_isa = isa_from_env();
+        g_schedule_author = schedule_author_from_env();
         g_threads = default_threads();
         halide_set_num_threads(g_threads);
     });
@@ -203,6 +237,15 @@ CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors) {
         }
     }
     const Memory memory = first.tensor->memory;
+    const ScheduleAuthor author = g_schedule_author;
+    if (author != ScheduleAuthor::poolconv) {
+        // An autoscheduler's kernels were planned for the avx2 path: they run there or nowhere.
+        const std::string whose = std::string(op) + ": " + schedule_author_name(author) + "'s kernels (set_schedule_author)";
+        if (memory != Memory::host) throw Error(whose + " take host tensors only, not " + memory_name(memory) + " memory");
+        if (!kernels_built_for(static_cast<int>(Isa::avx2))) throw Error(whose + " need a build with the avx2 path");
+        if (!cpu_supports_isa(Isa::avx2)) throw Error(whose + " need an AVX2 CPU");
+        return CallPath{Isa::avx2, false, author};
+    }
     if (memory == Memory::host) return CallPath{active_isa(), false};
     const Isa isa = memory_isa(memory);
     require_gpu(std::string(op) + ": the tensors are in " + memory_name(memory) + " memory but", isa);

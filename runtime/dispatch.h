@@ -28,9 +28,11 @@ struct NamedTensor {
 struct CallPath {
     Isa isa;
     bool device_tensors;  // no CPU fallback: the data is in device memory
+    // Whose kernels: an autoscheduler's (set_schedule_author) run on the avx2 path, whatever set_isa says.
+    ScheduleAuthor author = ScheduleAuthor::poolconv;
 };
 // Throws Error when the tensors are in different places, or in the memory of a GPU this build has
-// no kernels for or this machine lacks.
+// no kernels for or this machine lacks, or when an autoscheduler's kernels cannot run them.
 CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors);
 
 // Forgets the message Halide reported on this thread (after an expected failure, e.g. a probe).

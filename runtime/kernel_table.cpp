@@ -45,6 +45,14 @@ CallPath kernel_path(const std::string &name, const CallPath &path) {
 }
 
 AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path) {
+    if (path.author != ScheduleAuthor::poolconv) {
+        // An autoscheduler's kernels are ours renamed: max_pool_f32_adams2019.
+        const std::string autoscheduled = name + "_" + schedule_author_name(path.author);
+        if (AnyKernel fn = lookup(autoscheduled, path.isa)) return fn;
+        throw Error(std::string(op) + ": no " + isa_name(path.isa) + " kernel " + autoscheduled + " (" +
+                    schedule_author_name(path.author) + "'s schedules are built for f32 only, in builds with "
+                    "POOLCONV_AUTOSCHEDULED_KERNELS)");
+    }
     const CallPath where = kernel_path(name, path);
     AnyKernel fn = lookup(name, where.isa);
     if (!fn) {

@@ -36,6 +36,20 @@ std::vector<Isa> architecture_isas();
 // them unless POOLCONV_ISAS named fewer), then the GPU paths built.
 std::vector<Isa> built_isas();
 
+// Whose schedules the kernels run with. `poolconv` (the default) is ours. The others are an
+// autoscheduler's plans for our generators, checked in under schedules/autoscheduled/ and made for
+// the avx2 path and the shapes each generator's estimates describe (bench layers C1, C3, C5, a
+// ResNet max pool): for comparison, and as a starting point for tuning. x86 builds that compile
+// the avx2 path have them (CMake option POOLCONV_AUTOSCHEDULED_KERNELS) for f32 host tensors only,
+// and run them on the avx2 path whatever set_isa says; a call they do not cover (another type,
+// device tensors, a CPU without AVX2) throws Error naming what is missing. Process-wide, like
+// set_isa; the POOLCONV_SCHEDULE_AUTHOR environment variable (poolconv, adams2019, mullapudi2016)
+// sets the initial choice.
+enum class ScheduleAuthor { poolconv, adams2019, mullapudi2016 };
+void set_schedule_author(ScheduleAuthor author);
+ScheduleAuthor schedule_author();
+const char *schedule_author_name(ScheduleAuthor author);
+
 // ---- GPU device memory ----
 // A call whose tensors are all in one GPU's memory (TensorView::memory = cuda or opencl) runs that
 // GPU's kernels, whatever set_isa says, reading and writing device memory directly: no copies, no
