@@ -7,8 +7,9 @@
 
 Reads Google Benchmark JSON (--benchmark_format=json or --benchmark_out=FILE; '-' or no file: stdin).
 Uses the "median" aggregates when present, else the median of the individual runs. A ratio is
-oneDNN's median time / poolconv's median time: above 1 means poolconv is faster; ratios below 1
-are in bold. --times adds oneDNN's median times. Convolutions also get poolconv's GFLOP/s and its
+another implementation's median time / poolconv's: above 1 means poolconv is faster; ratios below
+1 are in bold. Columns: oneDNN NCHW and blocked, and poolconv_adams2019 / poolconv_mullapudi2016
+(the autoschedulers' checked-in schedules) when the input has them. --times adds their median times. Convolutions also get poolconv's GFLOP/s and its
 fraction of the FMA peak that PEAK/fma/<n>t measured in the same run. Pure standard library.
 """
 
@@ -18,7 +19,9 @@ import re
 import statistics
 import sys
 
-IMPLS = ("poolconv", "onednn_nchw", "onednn_blocked")
+# poolconv, then what it is compared with: oneDNN, and poolconv with the autoschedulers' schedules
+# (columns only for those in the input).
+IMPLS = ("poolconv", "onednn_nchw", "onednn_blocked", "poolconv_adams2019", "poolconv_mullapudi2016")
 TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 NAME_RE = re.compile(r"^(?P<id>[^/]+)/(?P<impl>[^/]+)/(?P<threads>\d+)t(?:/|$)")
 
@@ -97,14 +100,15 @@ def main():
     if not rows:
         sys.exit("ratios.py: no poolconv_bench results (<ID>/<impl>/<N>t) in the input")
 
-    header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s", "poolconv GFLOP/s (% of FMA peak)",
-              "onednn_nchw / poolconv", "onednn_blocked / poolconv"]
+    others = [impl for impl in IMPLS[1:] if any(k[2] == impl for k in res)]
+    header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s", "poolconv GFLOP/s (% of FMA peak)"]
+    header += [f"{impl} / poolconv" for impl in others]
     if args.times:
-        header += ["onednn_nchw median (µs)", "onednn_blocked median (µs)"]
+        header += [f"{impl} median (µs)" for impl in others]
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---:" if i > 1 else "---" for i in range(len(header))) + "|")
 
-    slower = {impl: [] for impl in IMPLS[1:]}
+    slower = {impl: [] for impl in others}
     errors = []
     for rid, threads in rows:
         pc = res.get((rid, threads, "poolconv"))
@@ -121,7 +125,7 @@ def main():
                 cells.append(f"{pc['gflops']:.0f} ({100 * pc['gflops'] / peaks[threads]:.0f}%)")
             else:
                 cells.append(f"{pc['gflops']:.0f}")
-        for impl in IMPLS[1:]:
+        for impl in others:
             other = res.get((rid, threads, impl))
             if other and other["error"]:
                 errors.append(f"{rid}/{impl}/{threads}t: {other['error']}")
@@ -133,7 +137,7 @@ def main():
                 slower[impl].append(f"{rid}/{threads}t")
             cells.append(f"**{ratio:.2f}**" if ratio < 1 else f"{ratio:.2f}")
         if args.times:
-            for impl in IMPLS[1:]:
+            for impl in others:
                 other = res.get((rid, threads, impl))
                 cells.append(fmt_time(other["us"]) if other and not other["error"] else "—")
         print("| " + " | ".join(cells) + " |")
