@@ -7,10 +7,11 @@
 
 Reads Google Benchmark JSON (--benchmark_format=json or --benchmark_out=FILE; '-' or no file: stdin).
 Uses the "median" aggregates when present, else the median of the individual runs. A ratio is
-another implementation's median time / poolconv's: above 1 means poolconv is faster; ratios below
-1 are in bold. Columns: oneDNN NCHW and blocked, and poolconv_adams2019 / poolconv_mullapudi2016
-(the autoschedulers' checked-in schedules) when the input has them. --times adds their median times. Convolutions also get poolconv's GFLOP/s and its
-fraction of the FMA peak that PEAK/fma/<n>t measured in the same run. Pure standard library.
+another implementation's median time / poolconv's: above 1 means poolconv is faster; ratios below 1
+are in bold. Columns: oneDNN NCHW and blocked, and poolconv_adams2019 / poolconv_mullapudi2016 (the
+autoschedulers' checked-in schedules) when the input has them. --times adds their median times.
+Convolutions also get poolconv's GFLOP/s and its fraction of the FMA peak that PEAK/fma/<n>t
+measured in the same run. Pure standard library.
 """
 
 import argparse

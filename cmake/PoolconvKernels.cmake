@@ -43,6 +43,15 @@ set(POOLCONV_KERNELS_FROM "" CACHE PATH "A built poolconv build directory whose 
 
 option(POOLCONV_EMIT_STMT "Also write each kernel's lowered statement (.stmt) for review" OFF)
 
+# The autoschedulers' checked-in results (schedules/autoscheduled/) as kernels of their own, for
+# tests and the bench: planned for the avx2 path, so built only where POOLCONV_ISAS has it.
+option(POOLCONV_AUTOSCHEDULED_KERNELS "Also build the checked-in autoscheduler results as kernels (x86 avx2 path)" ON)
+if (POOLCONV_AUTOSCHEDULED_KERNELS AND POOLCONV_ISAS MATCHES "(^|;)avx2=")
+    set(POOLCONV_HAVE_AUTOSCHEDULED_KERNELS ON)
+else ()
+    set(POOLCONV_HAVE_AUTOSCHEDULED_KERNELS OFF)
+endif ()
+
 # GPU lists the GPU isas (of POOLCONV_GPU_TARGETS) the variant is also compiled for; ONLY_ISAS, if
 # given, the CPU isas (of POOLCONV_ISAS) it is compiled for instead of all of them.
 function(poolconv_add_kernel NAME)
@@ -102,7 +111,7 @@ function(poolconv_reuse_kernel LIB)
     set(dir "${POOLCONV_KERNELS_FROM}/generators")
     if (NOT EXISTS "${dir}/${LIB}.o" OR NOT EXISTS "${dir}/${LIB}.h")
         message(FATAL_ERROR "POOLCONV_KERNELS_FROM: no ${LIB}.o in ${dir}; build that directory first, "
-                            "with the same POOLCONV_ISAS")
+                            "with the same POOLCONV_ISAS and POOLCONV_AUTOSCHEDULED_KERNELS")
     endif ()
     get_property(objects GLOBAL PROPERTY POOLCONV_KERNEL_OBJECTS)
     if (NOT objects)

@@ -150,10 +150,11 @@ public:
         // while every output channel tile reads it. Stored as rows of a task's columns, a tile's
         // 96-byte piece of each row straddled two lines: 512 lines, all of L1, so the streaming
         // weights evicted it (C3 on AVX2: 4-9% faster in panels, measured interleaved).
-        // The panel width is the schedule's tile width; autoscheduled builds, which may target a
+        // The panel width is our schedule's tile width; pipelines others schedule (autoschedulers
+        // now, or their checked-in results, planned on this same algorithm), which may target a
         // machine with no TargetParams table, use one vector.
         int panel_width = natural_vector_size(Float(32));
-        if (!get_auto_schedule()) {
+        if (!scheduled_elsewhere()) {
             const schedules::TargetParams tile_target = schedules::target_params(get_target());
             panel_width = tile_target.lanes(Float(32)) * tile_target.pointwise_tile.x_vectors;
         }
@@ -223,7 +224,7 @@ public:
         if (any_depthwise) weights.dim(4).set_extent(1);
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);
-        if (get_auto_schedule() || schedule_by != schedules::ScheduleAuthor::poolconv) return;
+        if (scheduled_elsewhere()) return;
 
         schedules::ConvolutionStages stages;
         stages.output = output;
@@ -244,6 +245,7 @@ public:
         schedules::schedule_convolution(stages, target, kernel_plan);
     }
 
+    // A checked-in result, when schedule_by names one.
     void schedule() {
         if (schedule_by == schedules::ScheduleAuthor::poolconv) return;
         const char *variant = plan == schedules::ConvPlan::pointwise      ? "convolution_pointwise"
@@ -254,6 +256,10 @@ public:
     }
 
 private:
+    // Whether others schedule this pipeline: an autoscheduler running now (auto_schedule=true), or
+    // a checked-in result (schedule()).
+    bool scheduled_elsewhere() { return get_auto_schedule() || schedule_by != schedules::ScheduleAuthor::poolconv; }
+
     Var x{"x"}, y{"y"}, z{"z"}, c{"c"}, g{"g"}, n{"n"};
 };
 

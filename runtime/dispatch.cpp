@@ -228,6 +228,7 @@ bool is_gpu_isa(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
 Isa best_cpu_isa() { return choose_cpu_isa(Isa::best); }
 
 CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors) {
+    ensure_runtime_ready();
     const NamedTensor &first = *tensors.begin();
     for (const NamedTensor &t : tensors) {
         if (t.tensor->memory != first.tensor->memory) {

@@ -39,6 +39,11 @@ variants=(
     "convolution_depthwise_1d convolution plan=depthwise_1d"
 )
 
+if [ -n "${ONLY:-}" ] && ! printf '%s\n' "${variants[@]}" | grep -q "^$ONLY "; then
+    echo "autoschedule.sh: ONLY=$ONLY is not one of: $(printf '%s\n' "${variants[@]}" | cut -d' ' -f1 | tr '\n' ' ')" >&2
+    exit 1
+fi
+
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for scheduler in "${schedulers[@]}"; do

@@ -5,8 +5,9 @@ Halide 14's Mullapudi2016 declares, in each Func's block of its schedule source,
 RVars its splits and compute_at use, but its reorder() calls name other dimensions too (`y`, `z`,
 `n`, `plane$y`). This declares the missing ones at the top of their block: a pure dimension as
 `Var y("y")` (Halide matches dimensions by name, so this is the Func's own `y`), a reduction
-dimension `r$y` as the update's RVar of that position (x, y, z, w: 0-3), as the schedule does for
-the ones it declares.
+dimension `r$y` as the RVar of that position (x, y, z, w: 0-3) of the update the reorder
+schedules, as the schedule does for the ones it declares. Anything else it cannot place stops it
+with an error, and the file is left as it was.
 
     fix_mullapudi_schedule.py FILE      (rewrites FILE in place)
 """
@@ -19,23 +20,36 @@ lines = text.split("\n")
 declared_at_top = set(re.findall(r"\b(?:Var|RVar) (\w[\w$]*)", text.split("{", 2)[1]))
 
 
+def fail(message):
+    sys.exit(f"fix_mullapudi_schedule.py: {path}: {message}")
+
+
 def fix_block(block):
     """block: the lines of one `{ ... }` Func block, braces excluded."""
-    declared = declared_at_top | set(re.findall(r"\b(?:Var|RVar) (\w[\w$]*)", "\n".join(block)))
-    func = next(m.group(1) for m in (re.search(r"^\s+(\w+)$", l) for l in block) if m)
-    needed = []
-    for call in re.findall(r"\.reorder\(([^)]*)\)", "\n".join(block)):
+    body = "\n".join(block)
+    declared = declared_at_top | set(re.findall(r"\b(?:Var|RVar) (\w[\w$]*)", body))
+    # The block schedules one Func: the name alone on the line that starts its call chain.
+    funcs = [m.group(1) for m in (re.fullmatch(r"\s+(\w+)", line) for line in block) if m]
+    if not funcs:
+        fail("a block without a Func: " + body)
+    func = funcs[0]
+    added, seen = [], set()
+    # Each reorder with the stage it applies to: `func` itself, or `func.update(k)`.
+    for stage, call in re.findall(r"(\.update\(\d+\))?\s*(?:\.\w+\([^)]*\)\s*)*?\.reorder\(([^)]*)\)", body):
         for name in (n.strip() for n in call.split(",")):
-            if name not in declared and name not in needed:
-                needed.append(name)
-    added = []
-    for name in needed:
-        m = re.fullmatch(r"(\w+)\$([xyzw])", name)
-        if m:
-            index = "xyzw".index(m.group(2))
-            added.append(f"        RVar {name}({func}.update(0).get_schedule().rvars()[{index}].var);")
-        else:
-            added.append(f'        Var {name}("{name}");')
+            if name in declared or name in seen:
+                continue
+            seen.add(name)
+            rvar = re.fullmatch(r"(\w+)\$([xyzw])", name)
+            if rvar:
+                if not stage:
+                    fail(f"reduction dimension {name} in a reorder of {func}'s pure definition")
+                index = "xyzw".index(rvar.group(2))
+                added.append(f"        RVar {name}({func}{stage}.get_schedule().rvars()[{index}].var);")
+            elif re.fullmatch(r"[a-z_]\w*", name):
+                added.append(f'        Var {name}("{name}");')
+            else:
+                fail(f"cannot declare {name!r}, named in a reorder of {func}")
     return added + block
 
 
@@ -52,4 +66,6 @@ for line in lines:
         block.append(line)
     else:
         out.append(line)
+if block is not None or "    {" not in lines:
+    fail("no Func blocks found: not a Halide 14 Mullapudi2016 schedule?")
 open(path, "w").write("\n".join(out))

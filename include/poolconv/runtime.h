@@ -8,8 +8,9 @@ namespace poolconv {
 
 // Worker threads used by every kernel. Call it while no operator runs: a change restarts the
 // thread pool. 0 restores the default: the POOLCONV_NUM_THREADS
-// environment variable if set, else one per hardware thread. A POOLCONV_NUM_THREADS or
-// POOLCONV_ISA value poolconv does not understand makes every call throw an Error naming it.
+// environment variable if set, else one per hardware thread. A POOLCONV_NUM_THREADS, POOLCONV_ISA
+// or POOLCONV_SCHEDULE_AUTHOR value poolconv does not understand makes every call throw an Error
+// naming it.
 void set_num_threads(int threads);
 int num_threads();
 
@@ -38,11 +39,12 @@ std::vector<Isa> built_isas();
 
 // Whose schedules the kernels run with. `poolconv` (the default) is ours. The others are an
 // autoscheduler's plans for our generators, checked in under schedules/autoscheduled/ and made for
-// the avx2 path and the shapes each generator's estimates describe (bench layers C1, C3, C5, a
-// ResNet max pool): for comparison, and as a starting point for tuning. x86 builds that compile
-// the avx2 path have them (CMake option POOLCONV_AUTOSCHEDULED_KERNELS) for f32 host tensors only,
-// and run them on the avx2 path whatever set_isa says; a call they do not cover (another type,
-// device tensors, a CPU without AVX2) throws Error naming what is missing. Process-wide, like
+// the avx2 path and the shapes each generator's estimates describe (bench layers C1, C3, C5, C11,
+// P1, P8): for comparison, and as a starting point for tuning. x86 builds that compile the avx2
+// path have them (CMake option POOLCONV_AUTOSCHEDULED_KERNELS) for f32 host tensors only, and run
+// them on the avx2 path whatever set_isa says; they refuse shapes smaller than their tiles (an
+// Error quoting Halide's bounds check; README "Autoschedulers"). A call they do not cover (another
+// type, device tensors, a CPU without AVX2) throws Error naming what is missing. Process-wide, like
 // set_isa; the POOLCONV_SCHEDULE_AUTHOR environment variable (poolconv, adams2019, mullapudi2016)
 // sets the initial choice.
 enum class ScheduleAuthor { poolconv, adams2019, mullapudi2016 };
