@@ -87,30 +87,18 @@ int default_threads() {
     return hw ? static_cast<int>(hw) : 1;
 }
 
-// POOLCONV_ISA if set (an isa_name; anything else is an Error, not ignored), else best.
-Isa isa_from_env() {
-    const char *env = std::getenv("POOLCONV_ISA");
-    if (!env) return Isa::best;
-    const Isa all[] = {Isa::best, Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::cuda, Isa::opencl};
+// Environment variable `variable` read as one of `choices` by name (anything else is an Error, not
+// ignored); the first choice when it is unset.
+template <typename Choice>
+Choice choice_from_env(const char *variable, std::initializer_list<Choice> choices, const char *(*name)(Choice)) {
+    const char *env = std::getenv(variable);
+    if (!env) return *choices.begin();
     std::string names;
-    for (Isa isa : all) {
-        if (std::strcmp(env, isa_name(isa)) == 0) return isa;
-        names += std::string(names.empty() ? "" : ", ") + isa_name(isa);
+    for (Choice choice : choices) {
+        if (std::strcmp(env, name(choice)) == 0) return choice;
+        names += std::string(names.empty() ? "" : ", ") + name(choice);
     }
-    throw Error(std::string("POOLCONV_ISA='") + env + "' is not one of " + names);
-}
-
-// POOLCONV_SCHEDULE_AUTHOR if set (a schedule_author_name; anything else is an Error), else poolconv.
-ScheduleAuthor schedule_author_from_env() {
-    const char *env = std::getenv("POOLCONV_SCHEDULE_AUTHOR");
-    if (!env) return ScheduleAuthor::poolconv;
-    const ScheduleAuthor all[] = {ScheduleAuthor::poolconv, ScheduleAuthor::adams2019, ScheduleAuthor::mullapudi2016};
-    std::string names;
-    for (ScheduleAuthor author : all) {
-        if (std::strcmp(env, schedule_author_name(author)) == 0) return author;
-        names += std::string(names.empty() ? "" : ", ") + schedule_author_name(author);
-    }
-    throw Error(std::string("POOLCONV_SCHEDULE_AUTHOR='") + env + "' is not one of " + names);
+    throw Error(std::string(variable) + "='" + env + "' is not one of " + names);
 }
 
 }  // namespace
@@ -216,8 +204,12 @@ void ensure_runtime_ready() {
     static std::once_flag once;
     std::call_once(once, [] {
         halide_set_error_handler(capture_halide_error);
-        g_requested_isa = isa_from_env();
-        g_schedule_author = schedule_author_from_env();
+        g_requested_isa = choice_from_env(
+            "POOLCONV_ISA", {Isa::best, Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::cuda, Isa::opencl},
+            isa_name);
+        g_schedule_author = choice_from_env(
+            "POOLCONV_SCHEDULE_AUTHOR",
+            {ScheduleAuthor::poolconv, ScheduleAuthor::adams2019, ScheduleAuthor::mullapudi2016}, schedule_author_name);
         g_threads = default_threads();
         halide_set_num_threads(g_threads);
     });
