@@ -15,7 +15,7 @@
 #include "Halide.h"
 
 #include "generators/element_type.h"
-#include "schedules/autoscheduled.h"
+#include "generators/scheduled_generator.h"
 #include "schedules/conv_packing.h"
 #include "schedules/convolution_schedule.h"
 #include "schedules/target_params.h"
@@ -40,7 +40,7 @@ constexpr ConvEstimateShape kPointwiseEstimate{{56 * 56, 1, 1}, {1, 1, 1}, {0, 0
 constexpr ConvEstimateShape kDepthwiseEstimate{{56, 56, 1}, {3, 3, 1}, {1, 1, 0}, 144, 144, 144, 1};
 constexpr ConvEstimateShape kDepthwise1dEstimate{{512, 1, 1}, {31, 1, 1}, {15, 0, 0}, 256, 256, 256, 1};
 
-class Convolution : public Generator<Convolution> {
+class Convolution : public ScheduledGenerator<Convolution> {
 public:
     // Element type of input and output; the arithmetic is f32 whatever it is.
     GeneratorParam<ElementType> data_type_param{"data_type", ElementType::f32, element_type_names()};
@@ -64,12 +64,6 @@ public:
                                               {"depthwise", schedules::ConvPlan::depthwise},
                                               {"depthwise_1d", schedules::ConvPlan::depthwise_1d},
                                               {"pointwise", schedules::ConvPlan::pointwise}}};
-    // Who schedules the kernel: poolconv (schedules/), or an autoscheduler's checked-in result
-    // (schedules/autoscheduled.h), applied by schedule(). Row pairs take the general result: the
-    // plan changes only our schedule.
-    GeneratorParam<schedules::ScheduleAuthor> schedule_by{"schedule_by", schedules::ScheduleAuthor::poolconv,
-                                                          schedules::schedule_author_names()};
-
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
     // Packed weights (co % kPackedChannels, kx, ky, kz, ci, co / kPackedChannels, g), f32. The
@@ -245,21 +239,17 @@ public:
         schedules::schedule_convolution(stages, target, kernel_plan);
     }
 
-    // A checked-in result, when schedule_by names one.
+    // A checked-in result, when schedule_by names one (generators/scheduled_generator.h). Row
+    // pairs take the general result: the plan changes only our schedule.
     void schedule() {
-        if (schedule_by == schedules::ScheduleAuthor::poolconv) return;
         const char *variant = plan == schedules::ConvPlan::pointwise      ? "convolution_pointwise"
                               : plan == schedules::ConvPlan::depthwise    ? "convolution_depthwise"
                               : plan == schedules::ConvPlan::depthwise_1d ? "convolution_depthwise_1d"
                                                                           : "convolution";
-        schedules::apply_autoscheduled(schedule_by, variant, get_pipeline(), get_target());
+        apply_checked_in_schedule(variant);
     }
 
 private:
-    // Whether others schedule this pipeline: an autoscheduler running now (auto_schedule=true), or
-    // a checked-in result (schedule()).
-    bool scheduled_elsewhere() { return get_auto_schedule() || schedule_by != schedules::ScheduleAuthor::poolconv; }
-
     Var x{"x"}, y{"y"}, z{"z"}, c{"c"}, g{"g"}, n{"n"};
 };
 

@@ -16,7 +16,7 @@
 #include "Halide.h"
 
 #include "generators/element_type.h"
-#include "schedules/autoscheduled.h"
+#include "generators/scheduled_generator.h"
 #include "schedules/pooling_schedule.h"
 #include "schedules/target_params.h"
 
@@ -37,7 +37,7 @@ struct EstimateShape {
 };
 
 template<typename Derived>
-class PoolGenerator : public Halide::Generator<Derived> {
+class PoolGenerator : public ScheduledGenerator<Derived> {
 protected:
     template<typename T>
     using Input = Halide::GeneratorInput<T>;
@@ -52,10 +52,6 @@ protected:
 public:
     // Element type of the data (and of the pooled values).
     GeneratorParam<ElementType> data_type_param{"data_type", ElementType::f32, element_type_names()};
-    // Who schedules the kernel: poolconv (schedules/), or an autoscheduler's checked-in result
-    // (schedules/autoscheduled.h), applied by the generator's schedule().
-    GeneratorParam<schedules::ScheduleAuthor> schedule_by{"schedule_by", schedules::ScheduleAuthor::poolconv,
-                                                          schedules::schedule_author_names()};
 
     // Data, NCDHW as (x, y, z, c, n). Its type is data_type, set in configure().
     Input<Halide::Buffer<void, 5>> input{"input"};
@@ -159,18 +155,6 @@ protected:
     static void set_output_estimates(Out &out) {
         using E = EstimateShape;
         out.set_estimates({{0, E::out[0]}, {0, E::out[1]}, {0, E::out[2]}, {0, E::channels}, {0, E::batch}});
-    }
-
-    // Whether generate() leaves the schedule to others: an autoscheduler running now
-    // (auto_schedule=true), or a checked-in result.
-    bool scheduled_elsewhere() const {
-        return this->get_auto_schedule() || schedule_by != schedules::ScheduleAuthor::poolconv;
-    }
-
-    // Applies the checked-in result for `variant` (its file name) when schedule_by names one.
-    void apply_checked_in_schedule(const std::string &variant) {
-        if (schedule_by == schedules::ScheduleAuthor::poolconv) return;
-        schedules::apply_autoscheduled(schedule_by, variant, this->get_pipeline(), this->get_target());
     }
 
     schedules::TargetParams target_params() const {
