@@ -224,6 +224,7 @@ public:
         stages.output = output;
         stages.sum = sum;
         stages.input_copy = pointwise ? panel : phased;
+        stages.input = input;
         stages.taps = {kx, ky, kz, ci};
         if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
         stages.kernel_x = weights.dim(1).extent();

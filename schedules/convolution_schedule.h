@@ -17,6 +17,7 @@ struct ConvolutionStages {
     // (panel_x, ci, panel, g, n) with x = panel * tile width + panel_x, else by stride phase
     // (q, r, y, z, ci, g, n) with x = q * stride_x + r.
     Halide::Func input_copy;
+    Halide::ImageParam input;         // the data input input_copy reads (for prefetches)
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
     // Depthwise CPU plans: input_copy is zeros, then an update over the input plane's x and y
     // (these); empty where input_copy is one pure definition.
