@@ -64,6 +64,7 @@ public:
                                               {"depthwise", schedules::ConvPlan::depthwise},
                                               {"depthwise_1d", schedules::ConvPlan::depthwise_1d},
                                               {"pointwise", schedules::ConvPlan::pointwise}}};
+
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
     // Packed weights (co % kPackedChannels, kx, ky, kz, ci, co / kPackedChannels, g), f32. The
