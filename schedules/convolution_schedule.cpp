@@ -128,6 +128,12 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         // interleaved on a loaded Zen 3 host: C3 at 1 thread 6-14% faster in medians, at 2 up to
         // 9%; other ResNet and MobileNet 1x1 layers -3% to +7%; 8 and 16 ahead gained less at 2
         // threads; the general plans' copies gained nothing: C1, C4, C6).
+        // What Halide 14 emits is not one prefetch per line of the piece: it splits the box into
+        // 64-byte lines but steps the offset 64 elements per line (256 bytes of f32), so in channel
+        // c + 4 it fetches the piece's first line and the lines 256 and 512 bytes on, in the next
+        // two tasks' columns. The gain above is that pattern's. Every line of the piece, one
+        // prefetch per vector (the directive at the copy's vector loop), was 5-16% slower (C3 at
+        // 1 and 2 threads, medians, interleaved; 4 and 8 channels ahead).
         s.input_copy.prefetch(s.input, copy_args[1], copy_args[1], 4, PrefetchBoundStrategy::NonFaulting);
     } else if (s.copied_plane.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2
