@@ -63,7 +63,8 @@ constexpr double kConvTolerance = 1e-4;
 enum class Impl { poolconv, onednn_nchw, onednn_blocked, adams2019, mullapudi2016 };
 constexpr Impl kImpls[] = {Impl::poolconv, Impl::onednn_nchw, Impl::onednn_blocked};
 // poolconv's kernels with an autoscheduler's checked-in schedules (poolconv::set_schedule_author):
-// builds with POOLCONV_AUTOSCHEDULED_KERNELS on the avx2 path, CPUs with AVX2.
+// registered where poolconv::schedule_author_available says they run (builds with
+// POOLCONV_AUTOSCHEDULED_KERNELS and the avx2 path, CPUs with AVX2).
 constexpr Impl kAutoscheduledImpls[] = {Impl::adams2019, Impl::mullapudi2016};
 constexpr int kThreadCounts[] = {1, 2};
 
@@ -479,15 +480,6 @@ __attribute__((target("avx2,fma"))) float fma_loop_avx2(float seed) {
 
 bool has_avx512() { return __builtin_cpu_supports("avx512f"); }
 
-// Whether this build has the autoschedulers' kernels (bench/CMakeLists.txt) and this CPU runs them.
-bool autoscheduled_kernels_run() {
-#ifdef POOLCONV_BENCH_AUTOSCHEDULED
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-#else
-    return false;
-#endif
-}
-
 // FLOPs of one fma_loop call (either width: both do 24 * 16 lanes * kPeakSteps multiply-adds).
 constexpr double kPeakLoopFlops = 2.0 * 24 * 16 * kPeakSteps;
 
@@ -541,7 +533,9 @@ int main(int argc, char **argv) {
         })->UseRealTime()->Unit(benchmark::kMicrosecond);
     };
     std::vector<Impl> impls(std::begin(kImpls), std::end(kImpls));
-    if (autoscheduled_kernels_run()) impls.insert(impls.end(), std::begin(kAutoscheduledImpls), std::end(kAutoscheduledImpls));
+    for (Impl impl : kAutoscheduledImpls) {
+        if (poolconv::schedule_author_available(schedule_author(impl))) impls.push_back(impl);
+    }
     static const std::vector<PoolCase> pools = pool_cases();
     static const std::vector<ConvCase> convs = conv_cases();
     for (const PoolCase &c : pools) {

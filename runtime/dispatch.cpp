@@ -142,6 +142,8 @@ const char *schedule_author_name(ScheduleAuthor author) {
     return "unknown";
 }
 
+bool schedule_author_available(ScheduleAuthor author) { return detail::author_unavailable(author).empty(); }
+
 namespace {
 
 // The CPU path for `requested`: itself, else the best lower one, else (a build without the lower
@@ -217,6 +219,15 @@ void ensure_runtime_ready() {
 
 bool is_gpu_isa(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
 
+// An autoscheduler's kernels were planned for the avx2 path: they run there or nowhere.
+std::string author_unavailable(ScheduleAuthor author) {
+    if (author == ScheduleAuthor::poolconv) return "";
+    if (!kernels_built_for(static_cast<int>(Isa::avx2))) return "need a build with the avx2 path";
+    if (!cpu_supports_isa(Isa::avx2)) return "need an AVX2 CPU";
+    if (!author_kernels_built(author)) return "are not in this build (CMake option POOLCONV_AUTOSCHEDULED_KERNELS)";
+    return "";
+}
+
 Isa best_cpu_isa() { return choose_cpu_isa(Isa::best); }
 
 CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors) {
@@ -232,11 +243,10 @@ CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors) {
     const Memory memory = first.tensor->memory;
     const ScheduleAuthor author = g_schedule_author;
     if (author != ScheduleAuthor::poolconv) {
-        // An autoscheduler's kernels were planned for the avx2 path: they run there or nowhere.
         const std::string whose = std::string(op) + ": " + schedule_author_name(author) + "'s kernels (set_schedule_author)";
         if (memory != Memory::host) throw Error(whose + " take host tensors only, not " + memory_name(memory) + " memory");
-        if (!kernels_built_for(static_cast<int>(Isa::avx2))) throw Error(whose + " need a build with the avx2 path");
-        if (!cpu_supports_isa(Isa::avx2)) throw Error(whose + " need an AVX2 CPU");
+        const std::string missing = author_unavailable(author);
+        if (!missing.empty()) throw Error(whose + " " + missing);
         return CallPath{Isa::avx2, false, author};
     }
     if (memory == Memory::host) return CallPath{active_isa(), false};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
@@ -23,6 +24,10 @@ struct NamedTensor {
     const char *name;
     const TensorView *tensor;
 };
+
+// Why `author`'s kernels cannot run here (e.g. "need an AVX2 CPU"), to follow "<op>: <author>'s
+// kernels" in a message; empty when they can.
+std::string author_unavailable(ScheduleAuthor author);
 
 // Where a call runs: host tensors on active_isa(); tensors all in one GPU's memory on that GPU.
 struct CallPath {

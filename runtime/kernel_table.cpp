@@ -39,6 +39,18 @@ bool kernels_built_for(int isa) {
     return false;
 }
 
+bool author_kernels_built(ScheduleAuthor author) {
+    if (author == ScheduleAuthor::poolconv) return true;
+    const std::string suffix = std::string("_") + schedule_author_name(author);
+    for (const KernelEntry &k : kKernels) {
+        const std::string name = k.name;
+        if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 CallPath kernel_path(const std::string &name, const CallPath &path) {
     if (is_gpu_isa(path.isa) && !path.device_tensors && !lookup(name, path.isa)) return {best_cpu_isa(), false};
     return path;

@@ -35,6 +35,9 @@ using ConvKernel = int (*)(halide_buffer_t *input, halide_buffer_t *weights, hal
 
 // Whether this build has kernels for `isa` (see POOLCONV_ISAS in cmake/PoolconvKernels.cmake).
 bool kernels_built_for(int isa);
+// Whether this build has kernels scheduled by `author` (ours always; an autoscheduler's with
+// POOLCONV_AUTOSCHEDULED_KERNELS, named like ours plus "_<author>").
+bool author_kernels_built(ScheduleAuthor author);
 
 // Where kernel `name` runs for a call on `path`: there, except that a GPU path with host tensors
 // and no such kernel falls back to the best CPU path (GPUs have kernels for the types they compute

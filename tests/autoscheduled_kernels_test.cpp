@@ -263,7 +263,7 @@ TEST(AutoscheduledKernelsAbsent, CallsThrow) {
     if (kernels_run()) GTEST_SKIP() << "this build and CPU run them (AutoscheduledKernels)";
     const std::string why = !avx2_path_built()                     ? "need a build with the avx2 path"
                             : !cpu_has_avx2()                      ? "need an AVX2 CPU"
-                                                                   : "no avx2 kernel max_pool_f32_adams2019";
+                                                                   : "are not in this build";
     Tensor x = Tensor::dense(DType::f32, {1, 2, 4, 4}), y = Tensor::dense(DType::f32, {1, 2, 2, 2});
     MaxPoolAttributes a;
     a.kernel = {2, 2};
@@ -272,6 +272,31 @@ TEST(AutoscheduledKernelsAbsent, CallsThrow) {
     test::expect_error([&] { max_pool(x.view(), y.view(), a); }, {"max_pool", "adams2019", why});
     set_schedule_author(ScheduleAuthor::poolconv);
     EXPECT_NO_THROW(max_pool(x.view(), y.view(), a));
+}
+
+// The public query agrees with what this build and CPU are (computed here from the build's
+// options and a forced isa, not by the runtime's own test), and with what calls do.
+TEST(ScheduleAuthor, AvailableWhereKernelsRun) {
+    EXPECT_TRUE(schedule_author_available(ScheduleAuthor::poolconv));
+    Tensor x = Tensor::dense(DType::f32, {1, 8, 32, 32}), y = Tensor::dense(DType::f32, {1, 8, 16, 16});
+    MaxPoolAttributes a;
+    a.kernel = {2, 2};
+    a.strides = {2, 2};
+    for (ScheduleAuthor author : kAuthors) {
+        EXPECT_EQ(schedule_author_available(author), kernels_run()) << schedule_author_name(author);
+        set_schedule_author(author);
+        std::string error;
+        try {
+            max_pool(x.view(), y.view(), a);
+        } catch (const Error &e) {
+            error = e.what();
+        }
+        set_schedule_author(ScheduleAuthor::poolconv);
+        // Turned away before any kernel runs, naming what is missing (a kernel refusing the shape
+        // would be another error).
+        const bool turned_away = error.find("'s kernels (set_schedule_author)") != std::string::npos;
+        EXPECT_EQ(turned_away, !schedule_author_available(author)) << schedule_author_name(author) << ": " << error;
+    }
 }
 
 // The setter round-trips, and names match POOLCONV_SCHEDULE_AUTHOR's values.

@@ -51,6 +51,10 @@ enum class ScheduleAuthor { poolconv, adams2019, mullapudi2016 };
 void set_schedule_author(ScheduleAuthor author);
 ScheduleAuthor schedule_author();
 const char *schedule_author_name(ScheduleAuthor author);
+// Whether calls can run `author`'s kernels here: always for poolconv; for an autoscheduler's, when
+// this build has them and the avx2 path, and this CPU runs AVX2 (for f32 host tensors, as above).
+// Where it is false, a call made with that author set throws Error saying which is missing.
+bool schedule_author_available(ScheduleAuthor author);
 
 // ---- GPU device memory ----
 // A call whose tensors are all in one GPU's memory (TensorView::memory = cuda or opencl) runs that
