@@ -212,8 +212,8 @@ public:
         for (int d = 1; d < 7; d++) weights.dim(d).set_min(0);
         // The runtime packs a run's taps densely, kx steps one run: as a constant, the taps of a
         // kernel row address their weights from one register. With a runtime stride each tap had a
-        // register of its own, and LLVM spilled them (AVX2, interleaved medians: C2 16% faster,
-        // C6 6%, C1, C4 and C9 3-4%; C3, C5 and C8 unchanged).
+        // register of its own, and LLVM spilled them (AVX2, interleaved medians at 1 thread: C2
+        // 14-16% faster, C6 7%, C1, C4 and C9 3-18%; C3, C5 and C8 unchanged).
         weights.dim(1).set_stride(kPackedChannels);
         if (pointwise) {
             for (int d = 1; d <= 3; d++) weights.dim(d).set_extent(1);  // kx, ky, kz: the taps vanish

@@ -223,8 +223,8 @@ bool is_gpu_isa(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
 std::string author_unavailable(ScheduleAuthor author) {
     if (author == ScheduleAuthor::poolconv) return "";
     if (!kernels_built_for(static_cast<int>(Isa::avx2))) return "need a build with the avx2 path";
-    if (!cpu_supports_isa(Isa::avx2)) return "need an AVX2 CPU";
     if (!author_kernels_built(author)) return "are not in this build (CMake option POOLCONV_AUTOSCHEDULED_KERNELS)";
+    if (!cpu_supports_isa(Isa::avx2)) return "need an AVX2 CPU";
     return "";
 }
 

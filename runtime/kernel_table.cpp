@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
@@ -30,6 +31,9 @@ AnyKernel lookup(const std::string &name, Isa isa) {
     return nullptr;
 }
 
+// An autoscheduler's kernels are ours renamed with this suffix: max_pool_f32_adams2019.
+std::string author_suffix(ScheduleAuthor author) { return std::string("_") + schedule_author_name(author); }
+
 }  // namespace
 
 bool kernels_built_for(int isa) {
@@ -41,14 +45,17 @@ bool kernels_built_for(int isa) {
 
 bool author_kernels_built(ScheduleAuthor author) {
     if (author == ScheduleAuthor::poolconv) return true;
-    const std::string suffix = std::string("_") + schedule_author_name(author);
-    for (const KernelEntry &k : kKernels) {
-        const std::string name = k.name;
-        if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-            return true;
+    // Every call with an autoscheduler set asks: scan the (constant) table once per author.
+    auto scan = [](ScheduleAuthor a) {
+        const std::string suffix = author_suffix(a);
+        for (const KernelEntry &k : kKernels) {
+            const std::string_view name = k.name;
+            if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix) return true;
         }
-    }
-    return false;
+        return false;
+    };
+    static const bool adams2019 = scan(ScheduleAuthor::adams2019), mullapudi2016 = scan(ScheduleAuthor::mullapudi2016);
+    return author == ScheduleAuthor::adams2019 ? adams2019 : mullapudi2016;
 }
 
 CallPath kernel_path(const std::string &name, const CallPath &path) {
@@ -58,8 +65,7 @@ CallPath kernel_path(const std::string &name, const CallPath &path) {
 
 AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path) {
     if (path.author != ScheduleAuthor::poolconv) {
-        // An autoscheduler's kernels are ours renamed: max_pool_f32_adams2019.
-        const std::string autoscheduled = name + "_" + schedule_author_name(path.author);
+        const std::string autoscheduled = name + author_suffix(path.author);
         if (AnyKernel fn = lookup(autoscheduled, path.isa)) return fn;
         throw Error(std::string(op) + ": no " + isa_name(path.isa) + " kernel " + autoscheduled + " (" +
                     schedule_author_name(path.author) + "'s schedules are built for f32 only, in builds with "
