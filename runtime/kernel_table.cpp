@@ -44,9 +44,10 @@ bool kernels_built_for(int isa) {
 }
 
 bool author_kernels_built(ScheduleAuthor author) {
-    if (author == ScheduleAuthor::poolconv) return true;
-    // Every call with an autoscheduler set asks: scan the (constant) table once per author.
+    // Whether the (constant) table names any kernel "<...>_<author>"; asked on every call made with
+    // an autoscheduler set, so the table is scanned once per author, in the order of the enum.
     auto scan = [](ScheduleAuthor a) {
+        if (a == ScheduleAuthor::poolconv) return true;
         const std::string suffix = author_suffix(a);
         for (const KernelEntry &k : kKernels) {
             const std::string_view name = k.name;
@@ -54,8 +55,9 @@ bool author_kernels_built(ScheduleAuthor author) {
         }
         return false;
     };
-    static const bool adams2019 = scan(ScheduleAuthor::adams2019), mullapudi2016 = scan(ScheduleAuthor::mullapudi2016);
-    return author == ScheduleAuthor::adams2019 ? adams2019 : mullapudi2016;
+    static const bool built[] = {scan(ScheduleAuthor::poolconv), scan(ScheduleAuthor::adams2019),
+                                 scan(ScheduleAuthor::mullapudi2016)};
+    return built[static_cast<int>(author)];
 }
 
 CallPath kernel_path(const std::string &name, const CallPath &path) {
