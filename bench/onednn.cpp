@@ -2,12 +2,13 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <unordered_map>
 
-#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
 #include <omp.h>
-#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_TBB
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
 #include <tbb/global_control.h>
 #endif
 
@@ -19,25 +20,24 @@ using dnnl::memory;
 using tag = dnnl::memory::format_tag;
 
 dnnl::engine &cpu_engine() {
+#ifdef POOLCONV_ONEDNN_OPENCL_CPU_DRIVER
+    // A SYCL build's CPU engine is an OpenCL CPU device: Intel's driver, from oneDNN's wheels
+    // (bench/CMakeLists.txt). A driver the user chose stays.
+    setenv("OCL_ICD_FILENAMES", POOLCONV_ONEDNN_OPENCL_CPU_DRIVER, /*overwrite=*/0);
+#endif
     static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
     return engine;
 }
 
 memory::dims to_dims(const std::vector<int64_t> &v) { return memory::dims(v.begin(), v.end()); }
 
-// memory::desc accessors were renamed in oneDNN 3.0.
-#if DNNL_VERSION_MAJOR >= 3
 memory::dims dims_of(const memory::desc &md) { return md.get_dims(); }
 memory::data_type data_type_of(const memory::desc &md) { return md.get_data_type(); }
-#else
-memory::dims dims_of(const memory::desc &md) { return md.dims(); }
-memory::data_type data_type_of(const memory::desc &md) { return md.data_type(); }
-#endif
 
 tag plain_tag(std::size_t rank) { return rank == 5 ? tag::ncdhw : rank == 4 ? tag::nchw : tag::ncw; }
 
 // The blocked layout oneDNN's pooling kernels prefer on this CPU: 16 channels per block with
-// AVX-512, else 8. (oneDNN 2.x refuses format_tag::any for a pooling source, so we cannot just ask;
+// AVX-512, else 8. (oneDNN takes no format_tag::any for a pooling source, so we cannot just ask;
 // the destination is left to `any`, which oneDNN resolves to the source's layout.)
 tag blocked_tag(std::size_t rank) {
     const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
@@ -78,14 +78,19 @@ void reorder_to_plain(dnnl::stream &stream, memory &src, const std::vector<int64
 }  // namespace
 
 std::string onednn_runtime_name() {
-#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
-    return "OpenMP";
-#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_TBB
-    return "TBB";
-#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_SEQ
-    return "sequential";
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_SYCL
+    const std::string engine = "SYCL, ";
 #else
-    return "other";
+    const std::string engine;
+#endif
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+    return engine + "OpenMP";
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
+    return engine + "TBB";
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_SEQ
+    return engine + "sequential";
+#else
+    return engine + "other";
 #endif
 }
 
@@ -96,9 +101,9 @@ std::string onednn_version() {
 }
 
 void onednn_set_num_threads(int threads) {
-#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
     omp_set_num_threads(threads);
-#elif DNNL_CPU_RUNTIME == DNNL_RUNTIME_TBB
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
     static std::unique_ptr<tbb::global_control> control;
     control.reset();
     control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
@@ -156,14 +161,9 @@ OnednnPool::OnednnPool(const PoolCase &c, const std::vector<int64_t> &output_sha
     const auto prop = c.indices ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
     const auto alg = c.op == PoolOp::max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
 
-#if DNNL_VERSION_MAJOR >= 3
     const memory::dims dilation(spatial, 0);
     dnnl::pooling_forward::primitive_desc pd(eng, prop, alg, src_md, dst_md, strides, kernel, dilation, pad_l,
                                              pad_r);
-#else
-    dnnl::pooling_forward::desc desc(prop, alg, src_md, dst_md, strides, kernel, pad_l, pad_r);
-    dnnl::pooling_forward::primitive_desc pd(desc, eng);
-#endif
     m.pool = dnnl::pooling_forward(pd);
 
     memory user_src(plain_src_md, eng, const_cast<float *>(src));
@@ -241,13 +241,8 @@ OnednnConv::OnednnConv(const ConvCase &c, const std::vector<int64_t> &output_sha
     const memory::desc w_md(w_dims, f32, tag::any);
     const auto prop = dnnl::prop_kind::forward_inference;
     const auto alg = dnnl::algorithm::convolution_direct;
-#if DNNL_VERSION_MAJOR >= 3
     dnnl::convolution_forward::primitive_desc pd(eng, prop, alg, src_md, w_md, bias_md, dst_md, strides, dilates,
                                                  pad_l, pad_r);
-#else
-    dnnl::convolution_forward::desc desc(prop, alg, src_md, w_md, bias_md, dst_md, strides, dilates, pad_l, pad_r);
-    dnnl::convolution_forward::primitive_desc pd(desc, eng);
-#endif
     m.conv = dnnl::convolution_forward(pd);
 
     // Reorders outside the timed loop: weights always, src for the blocked layout.

@@ -1,6 +1,6 @@
 // The base of every poolconv generator: who schedules its pipeline. Our plans (schedules/) by
 // default; with schedule_by=adams2019 or mullapudi2016 an autoscheduler's checked-in result
-// (schedules/autoscheduled.h), which the generator's schedule() applies; with auto_schedule=true
+// (schedules/autoscheduled.h), which the generator's schedule() applies; with autoscheduler=<name>
 // the autoscheduler running now.
 #pragma once
 
@@ -21,10 +21,10 @@ public:
 
 protected:
     // Whether generate() leaves the schedule to others: an autoscheduler running now
-    // (auto_schedule=true), or a checked-in result. Such pipelines keep only what the algorithm
+    // (autoscheduler=<name>), or a checked-in result. Such pipelines keep only what the algorithm
     // needs (no layout chosen for our tiles).
     bool scheduled_elsewhere() const {
-        return this->get_auto_schedule() || schedule_by != schedules::ScheduleAuthor::poolconv;
+        return this->using_autoscheduler() || schedule_by != schedules::ScheduleAuthor::poolconv;
     }
 
     // Applies the checked-in result for `variant` (its file name) when schedule_by names one.

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+# PyPI's cmake and ninja first on PATH; CMake finds Halide 21 and oneDNN in the environment.
+. .venv/bin/activate
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
 mkdir -p build/demo

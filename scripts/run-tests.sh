@@ -16,6 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+# PyPI's cmake and ninja first on PATH; CMake finds Halide 21 and oneDNN in the environment.
+. .venv/bin/activate
 jobs=$(nproc)
 
 echo "== Release build and tests"

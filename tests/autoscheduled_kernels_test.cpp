@@ -110,7 +110,11 @@ std::vector<ConvLayer> conv_layers() {
          "conv_f32_row_pairs"},
         {"dilated 3x3 (atrous)", {1, 32, 40, 37}, {48, 32, 3, 3}, conv_attributes({}, {2, 2}, {2, 2}, 1), true,
          "conv_f32"},
-        {"5x5 stride 2", {1, 24, 45, 50}, {32, 24, 5, 5}, conv_attributes({2, 2}, {}, {2, 2}, 1), false, "conv_f32"},
+        // Output rows 23 wide: Adams2019's general convolution tiles x by 32 (Halide 21).
+        {"5x5 stride 2 (small)", {1, 24, 45, 50}, {32, 24, 5, 5}, conv_attributes({2, 2}, {}, {2, 2}, 1), false,
+         "conv_f32"},
+        {"5x5 stride 2, wide", {1, 24, 75, 81}, {32, 24, 5, 5}, conv_attributes({2, 2}, {}, {2, 2}, 1), false,
+         "conv_f32"},
         {"dilated, strided, grouped (small)", {1, 48, 45, 50}, {40, 12, 3, 3}, conv_attributes({2, 1}, {2, 2}, {2, 2}, 4), true,
          "conv_f32"},
         {"5x5 3-D (small)", {1, 8, 9, 21, 19}, {12, 8, 3, 5, 5}, conv_attributes({1, 1, 1}, {}, {1, 2, 2}, 1), true,
@@ -173,7 +177,9 @@ std::vector<PoolLayer> pool_layers() {
     return {
         {"ResNet stem max pool (estimate)", {1, 64, 112, 112}, pool_attributes({3, 3}, {2, 2}, {1, 1})},
         {"odd 2x2, ceil (small)", {2, 24, 47, 53}, pool_attributes({2, 2}, {2, 2}, {0, 0}, Rounding::ceil)},
-        {"odd 3x5 stride 1", {1, 19, 33, 41}, pool_attributes({3, 5}, {1, 1}, {1, 2})},
+        // 19 channels: Adams2019's max pool with indices tiles channels by 32 (Halide 21).
+        {"odd 3x5 stride 1 (small)", {1, 19, 33, 41}, pool_attributes({3, 5}, {1, 1}, {1, 2})},
+        {"odd 3x5 stride 1, 37 channels", {1, 37, 33, 41}, pool_attributes({3, 5}, {1, 1}, {1, 2})},
         {"3-D (small)", {1, 8, 9, 20, 22}, pool_attributes({3, 3, 3}, {2, 2, 2}, {1, 1, 1})},
     };
 }

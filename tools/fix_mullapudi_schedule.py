@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Makes a Mullapudi2016 schedule written by Halide 14 compile (tools/autoschedule.sh runs it).
+"""Makes a Mullapudi2016 schedule written by Halide compile (tools/autoschedule.sh runs it).
 
-Halide 14's Mullapudi2016 declares, in each Func's block of its schedule source, only the Vars and
-RVars its splits and compute_at use, but its reorder() calls name other dimensions too (`y`, `z`,
-`n`, `plane$y`). This declares the missing ones at the top of their block: a pure dimension as
-`Var y("y")` (Halide matches dimensions by name, so this is the Func's own `y`), a reduction
-dimension `r$y` as the RVar of that position (x, y, z, w: 0-3) of the update the reorder
-schedules, as the schedule does for the ones it declares. Anything else it cannot place stops it
-with an error, and the file is left as it was.
+Halide's Mullapudi2016 (14 and 21 alike) declares, in each Func's block of its schedule source,
+only the Vars and RVars its splits and compute_at use, but its reorder() calls name other
+dimensions too (`y`, `z`, `n`, `plane$y`). This declares the missing ones at the top of their
+block: a pure dimension as `Var y("y")` (Halide matches dimensions by name, so this is the Func's
+own `y`), a reduction dimension `r$y` as the RVar of that position (x, y, z, w: 0-3) of the update
+the reorder schedules, as the schedule does for the ones it declares. Anything else it cannot
+place stops it with an error, and the file is left as it was.
 
     fix_mullapudi_schedule.py FILE      (rewrites FILE in place)
 """
@@ -67,5 +67,5 @@ for line in lines:
     else:
         out.append(line)
 if block is not None or "    {" not in lines:
-    fail("no Func blocks found: not a Halide 14 Mullapudi2016 schedule?")
+    fail("no Func blocks found: not a Mullapudi2016 schedule?")
 open(path, "w").write("\n".join(out))
