@@ -8,6 +8,9 @@
 //   onednn_blocked  oneDNN in its preferred layouts (nChw16c with AVX-512); the input (and the
 //                   weights) are reordered once, outside the timed loop, which times only the
 //                   primitive
+//   poolconv_f16, poolconv_bf16
+//                   poolconv as above on the same data rounded to f16 or bf16 (input, weights and
+//                   bias; outputs in that type; the kernels compute in f32)
 //   poolconv_adams2019, poolconv_mullapudi2016
 //                   poolconv's kernels with that autoscheduler's checked-in schedules instead of
 //                   ours (poolconv::set_schedule_author; on the avx2 path, which they were planned
@@ -21,8 +24,10 @@
 // Before any timing, each benchmark (once per process) runs its implementation once on a fixed
 // random input and compares the output with oneDNN NCHW's (max pooling exact, average pooling 1e-5
 // relative, convolution 1e-4 absolute + relative: the sums are of O(1) terms in different orders;
-// poolconv's P7 indices must point at the maximum); a mismatch skips the benchmark with an error
-// instead of timing it.
+// poolconv's P7 indices must point at the maximum; f16 and bf16 outputs: max pooling equal to the
+// reference rounded to the type, the others within a few units of the type's precision, the error
+// of rounding inputs and weights included); a mismatch skips the benchmark with an error instead
+// of timing it.
 //
 // Counters: "GB/s", (input + output [+ i64 indices for P7] [+ weights and bias]) bytes per
 // iteration over real time: the problem's bytes, the same for all implementations, so ratios of
@@ -52,6 +57,7 @@
 #include "bench/exact_names_reporter.h"
 #include "bench/onednn.h"
 #include "poolconv/poolconv.h"
+#include "reference/reference_pooling.h"
 
 namespace poolconv_bench {
 namespace {
@@ -60,8 +66,9 @@ constexpr double kDefaultMinTime = 0.2;  // seconds per repetition, unless --ben
 constexpr double kAvgRelativeTolerance = 1e-5;
 constexpr double kConvTolerance = 1e-4;
 
-enum class Impl { poolconv, onednn_nchw, onednn_blocked, adams2019, mullapudi2016 };
-constexpr Impl kImpls[] = {Impl::poolconv, Impl::onednn_nchw, Impl::onednn_blocked};
+enum class Impl { poolconv, poolconv_f16, poolconv_bf16, onednn_nchw, onednn_blocked, adams2019, mullapudi2016 };
+constexpr Impl kImpls[] = {Impl::poolconv, Impl::poolconv_f16, Impl::poolconv_bf16, Impl::onednn_nchw,
+                           Impl::onednn_blocked};
 // poolconv's kernels with an autoscheduler's checked-in schedules (poolconv::set_schedule_author):
 // registered where poolconv::schedule_author_available says they run (builds with
 // POOLCONV_AUTOSCHEDULED_KERNELS and the avx2 path, CPUs with AVX2).
@@ -71,6 +78,8 @@ constexpr int kThreadCounts[] = {1, 2};
 const char *impl_name(Impl impl) {
     switch (impl) {
     case Impl::poolconv: return "poolconv";
+    case Impl::poolconv_f16: return "poolconv_f16";
+    case Impl::poolconv_bf16: return "poolconv_bf16";
     case Impl::onednn_nchw: return "onednn_nchw";
     case Impl::onednn_blocked: return "onednn_blocked";
     case Impl::adams2019: return "poolconv_adams2019";
@@ -85,10 +94,19 @@ poolconv::ScheduleAuthor schedule_author(Impl impl) {
     case Impl::adams2019: return poolconv::ScheduleAuthor::adams2019;
     case Impl::mullapudi2016: return poolconv::ScheduleAuthor::mullapudi2016;
     case Impl::poolconv:
+    case Impl::poolconv_f16:
+    case Impl::poolconv_bf16:
     case Impl::onednn_nchw:
     case Impl::onednn_blocked: break;
     }
     return poolconv::ScheduleAuthor::poolconv;
+}
+
+// The element type a poolconv implementation runs in (oneDNN's always run in f32).
+poolconv::DType data_type(Impl impl) {
+    if (impl == Impl::poolconv_f16) return poolconv::DType::f16;
+    if (impl == Impl::poolconv_bf16) return poolconv::DType::bf16;
+    return poolconv::DType::f32;
 }
 
 int64_t element_count(const std::vector<int64_t> &shape) {
@@ -119,6 +137,31 @@ private:
     int64_t count_ = 0;
 };
 
+// Elements of a poolconv type, converted from and to f32 (f16 and bf16 round to nearest even).
+class TypedBuffer {
+public:
+    TypedBuffer(poolconv::DType type, int64_t count)
+        : type_(type), count_(count), bytes_(count * static_cast<int64_t>(poolconv::dtype_size(type))) {}
+    TypedBuffer(poolconv::DType type, const AlignedBuffer<float> &values) : TypedBuffer(type, values.size()) {
+        const std::size_t size = poolconv::dtype_size(type_);
+        for (int64_t i = 0; i < count_; i++) {
+            poolconv::reference::store_from_double(type_, bytes_.data() + i * size, values[i]);
+        }
+    }
+    void *data() const { return bytes_.data(); }
+    void to_f32(float *out) const {
+        const std::size_t size = poolconv::dtype_size(type_);
+        for (int64_t i = 0; i < count_; i++) {
+            out[i] = float(poolconv::reference::load_as_double(type_, bytes_.data() + i * size));
+        }
+    }
+
+private:
+    poolconv::DType type_;
+    int64_t count_;
+    AlignedBuffer<unsigned char> bytes_;
+};
+
 // One shape's data and oneDNN NCHW reference output. Exactly one of `pool` / `conv` is set.
 struct CaseData {
     std::string id;
@@ -131,20 +174,31 @@ struct CaseData {
     double flops = 0;  // convolution only
 };
 
-// Whether `got` matches the oneDNN reference; the first mismatch otherwise.
-std::string compare_outputs(const CaseData &d, const float *got) {
+// `value` rounded to `type` (f32, f16 or bf16) and back.
+float round_to(poolconv::DType type, float value) {
+    if (type == poolconv::DType::f32) return value;
+    uint16_t bits = 0;
+    poolconv::reference::store_from_double(type, &bits, double(value));
+    return float(poolconv::reference::load_as_double(type, &bits));
+}
+
+// Whether `got`, an output computed in `type`, matches the oneDNN reference; the first mismatch
+// otherwise. In f16 and bf16 the inputs were rounded too: each of a convolution's O(1) terms
+// carries up to two roundings of the type's precision.
+std::string compare_outputs(const CaseData &d, const float *got, poolconv::DType type) {
+    const double epsilon = type == poolconv::DType::f16 ? 0x1p-10 : type == poolconv::DType::bf16 ? 0x1p-7 : 0.0;
     const int64_t n = d.reference.size();
     int64_t bad = 0, first = -1;
     for (int64_t i = 0; i < n; i++) {
-        const float r = d.reference[i], g = got[i];
+        const float r = round_to(type, d.reference[i]), g = got[i];
         const double diff = std::fabs(double(g) - double(r));
         bool ok;
         if (d.conv) {
-            ok = diff <= kConvTolerance * (1.0 + std::fabs(double(r)));
+            ok = diff <= std::max(kConvTolerance, 4 * epsilon) * (1.0 + std::fabs(double(r)));
         } else if (d.pool->op == PoolOp::max) {
             ok = std::memcmp(&r, &g, sizeof(float)) == 0 || r == g;  // exact (+0 == -0 accepted)
         } else {
-            ok = diff <= kAvgRelativeTolerance * std::fabs(double(r));
+            ok = diff <= std::max(kAvgRelativeTolerance, 2 * epsilon) * std::fabs(double(r));
         }
         if (!ok) {
             if (first < 0) first = i;
@@ -179,12 +233,18 @@ std::string poolconv_label(poolconv::ScheduleAuthor author) {
 
 class PoolconvPoolRunner final : public Runner {
 public:
-    PoolconvPoolRunner(const CaseData &d, poolconv::ScheduleAuthor author)
-        : d_(d), author_(author), output_(element_count(d.output_shape)), indices_(d.pool->indices ? element_count(d.output_shape) : 0) {
+    PoolconvPoolRunner(const CaseData &d, poolconv::ScheduleAuthor author, poolconv::DType type)
+        : d_(d),
+          author_(author),
+          type_(type),
+          input_(type, d.input),
+          output_(type, element_count(d.output_shape)),
+          output_f32_(element_count(d.output_shape)),
+          indices_(d.pool->indices ? element_count(d.output_shape) : 0) {
         using poolconv::DType;
         using poolconv::TensorView;
-        in_ = TensorView::dense(DType::f32, d.pool->input_shape, static_cast<const void *>(d.input.data()));
-        out_ = TensorView::dense(DType::f32, d.output_shape, static_cast<void *>(output_.data()));
+        in_ = TensorView::dense(type, d.pool->input_shape, static_cast<const void *>(input_.data()));
+        out_ = TensorView::dense(type, d.output_shape, output_.data());
         idx_ = TensorView::dense(DType::i64, d.output_shape, static_cast<void *>(indices_.data()));
         if (d.pool->op == PoolOp::max) {
             max_attributes_ = d.pool->max_attributes();
@@ -200,7 +260,10 @@ public:
             poolconv::avg_pool(in_, out_, avg_attributes_);
         }
     }
-    const float *plain_output() override { return output_.data(); }
+    const float *plain_output() override {
+        output_.to_f32(output_f32_.data());
+        return output_f32_.data();
+    }
     // Default MaxPool attributes: axis 0, row-major, so an index addresses the whole input tensor.
     // Each must be in the output's own (n, c) plane and point at a value equal to the output.
     std::string extra_check() override {
@@ -210,7 +273,8 @@ public:
         const int64_t in_plane = in_count / (d_.pool->input_shape[0] * d_.pool->input_shape[1]);
         for (int64_t i = 0; i < n; i++) {
             const int64_t idx = indices_[i];
-            if (idx < 0 || idx >= in_count || idx / in_plane != i / out_plane || d_.input[idx] != output_[i]) {
+            if (idx < 0 || idx >= in_count || idx / in_plane != i / out_plane ||
+                round_to(type_, d_.input[idx]) != output_f32_[i]) {
                 return "poolconv index " + std::to_string(idx) + " at output " + std::to_string(i) +
                        " does not point at the window's maximum";
             }
@@ -222,7 +286,9 @@ public:
 private:
     const CaseData &d_;
     poolconv::ScheduleAuthor author_;
-    AlignedBuffer<float> output_;
+    poolconv::DType type_;
+    TypedBuffer input_, output_;
+    AlignedBuffer<float> output_f32_;
     AlignedBuffer<int64_t> indices_;
     poolconv::TensorView in_, out_, idx_;
     poolconv::MaxPoolAttributes max_attributes_;
@@ -231,26 +297,34 @@ private:
 
 class PoolconvConvRunner final : public Runner {
 public:
-    PoolconvConvRunner(const CaseData &d, poolconv::ScheduleAuthor author)
+    PoolconvConvRunner(const CaseData &d, poolconv::ScheduleAuthor author, poolconv::DType type)
         : author_(author),
-          output_(element_count(d.output_shape)),
-          in_(view(d.conv->input_shape, d.input.data())),
-          out_(view(d.output_shape, output_.data())),
-          bias_(view({d.conv->weights_shape[0]}, d.bias.data())),
-          conv_(view(d.conv->weights_shape, d.weights.data()), &bias_, d.conv->attributes()) {}
+          input_(type, d.input),
+          weights_(type, d.weights),
+          bias_values_(type, d.bias),
+          output_(type, element_count(d.output_shape)),
+          output_f32_(element_count(d.output_shape)),
+          in_(view(type, d.conv->input_shape, input_.data())),
+          out_(view(type, d.output_shape, output_.data())),
+          bias_(view(type, {d.conv->weights_shape[0]}, bias_values_.data())),
+          conv_(view(type, d.conv->weights_shape, weights_.data()), &bias_, d.conv->attributes()) {}
     void run() override {
         poolconv::set_schedule_author(author_);
         conv_.run(in_, out_);
     }
-    const float *plain_output() override { return output_.data(); }
+    const float *plain_output() override {
+        output_.to_f32(output_f32_.data());
+        return output_f32_.data();
+    }
     std::string label() const override { return poolconv_label(author_); }
 
 private:
-    static poolconv::TensorView view(std::vector<int64_t> shape, float *data) {
-        return poolconv::TensorView::dense(poolconv::DType::f32, std::move(shape), static_cast<void *>(data));
+    static poolconv::TensorView view(poolconv::DType type, std::vector<int64_t> shape, void *data) {
+        return poolconv::TensorView::dense(type, std::move(shape), data);
     }
     poolconv::ScheduleAuthor author_;
-    AlignedBuffer<float> output_;
+    TypedBuffer input_, weights_, bias_values_, output_;
+    AlignedBuffer<float> output_f32_;
     poolconv::TensorView in_, out_, bias_;
     poolconv::PreparedConvolution conv_;  // packs the weights once
 };
@@ -288,11 +362,13 @@ std::unique_ptr<Runner> make_runner(const CaseData &d, Impl impl) {
     case Impl::onednn_nchw: return make_onednn_runner(d, OnednnLayout::plain);
     case Impl::onednn_blocked: return make_onednn_runner(d, OnednnLayout::blocked);
     case Impl::poolconv:
+    case Impl::poolconv_f16:
+    case Impl::poolconv_bf16:
     case Impl::adams2019:
     case Impl::mullapudi2016: break;
     }
-    if (d.pool) return std::make_unique<PoolconvPoolRunner>(d, schedule_author(impl));
-    return std::make_unique<PoolconvConvRunner>(d, schedule_author(impl));
+    if (d.pool) return std::make_unique<PoolconvPoolRunner>(d, schedule_author(impl), data_type(impl));
+    return std::make_unique<PoolconvConvRunner>(d, schedule_author(impl), data_type(impl));
 }
 
 void fill_uniform(AlignedBuffer<float> &b, std::mt19937 &rng, float lo, float hi) {
@@ -380,7 +456,7 @@ public:
         try {
             p.runner = make_runner(d, impl);
             p.runner->run();
-            p.error = compare_outputs(d, p.runner->plain_output());
+            p.error = compare_outputs(d, p.runner->plain_output(), data_type(impl));
             if (p.error.empty()) p.error = p.runner->extra_check();
             p.label = p.runner->label();
         } catch (const std::exception &e) {
