@@ -176,9 +176,18 @@ public:
         }
 
         // The fused activation keeps NaNs (strict_float: fast-math would let the comparisons drop them).
+        // The bounds are per output channel (the same for every channel): the schedule can then
+        // store them, and a tile loads its channels' bounds after its sums instead of keeping
+        // them in registers (schedules/convolution_schedule.cpp). Without activation they are
+        // -inf and inf, which leave every value (NaN too) as it is.
+        const float inf = std::numeric_limits<float>::infinity();
+        Func activation_min("activation_min"), activation_max("activation_max");
+        activation_min(c, g) = select(clamp_output, clamp_min, -inf);
+        activation_max(c, g) = select(clamp_output, clamp_max, inf);
         Expr v = sum(x, y, z, c, g, n);
-        Expr clamped = strict_float(select(v < clamp_min, clamp_min, select(v > clamp_max, clamp_max, v)));
-        output(x, y, z, c, g, n) = to_data_type(output.type(), select(clamp_output, clamped, v));
+        Expr lo = activation_min(c, g), hi = activation_max(c, g);
+        Expr activated = strict_float(select(v < lo, lo, select(v > hi, hi, v)));
+        output(x, y, z, c, g, n) = to_data_type(output.type(), activated);
 
         // ---- Estimates (autoschedulers) ----
         const ConvEstimateShape &est = pointwise      ? kPointwiseEstimate
@@ -229,6 +238,7 @@ public:
         schedules::ConvolutionStages stages;
         stages.output = output;
         stages.sum = sum;
+        stages.activation_bounds = {activation_min, activation_max};
         stages.input_copy = pointwise ? panel : phased;
         stages.input = input;
         stages.taps = {kx, ky, kz, ci};

@@ -13,6 +13,7 @@ namespace poolconv::schedules {
 struct ConvolutionStages {
     Halide::Func output;              // (x, y, z, c, g, n): the activation of `sum`, in the data type
     Halide::Func sum;                 // (x, y, z, c, g, n): bias, then += over `taps`, f32
+    std::vector<Halide::Func> activation_bounds;  // (c, g): the fused activation's min and max
     // The input in f32 (zero outside it) as the taps read it: for pointwise plans in panels
     // (panel_x, ci, panel, g, n) with x = panel * tile width + panel_x, else by stride phase
     // (q, r, y, z, ci, g, n) with x = q * stride_x + r.

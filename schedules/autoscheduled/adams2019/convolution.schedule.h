@@ -18,12 +18,14 @@ inline void apply_schedule_adams2019_convolution(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
-    Func output = pipeline.get_func(8);
-    Func sum = pipeline.get_func(7);
-    Func phased = pipeline.get_func(5);
-    Func constant_exterior = pipeline.get_func(4);
-    Func repeat_edge = pipeline.get_func(3);
-    Func input_f32 = pipeline.get_func(2);
+    Func output = pipeline.get_func(10);
+    Func sum = pipeline.get_func(9);
+    Func phased = pipeline.get_func(7);
+    Func constant_exterior = pipeline.get_func(6);
+    Func repeat_edge = pipeline.get_func(5);
+    Func input_f32 = pipeline.get_func(4);
+    Func activation_min = pipeline.get_func(1);
+    Func activation_max = pipeline.get_func(0);
     Var c(output.get_schedule().dims()[3].var);
     Var ci("ci");
     Var g(output.get_schedule().dims()[4].var);
@@ -34,22 +36,19 @@ inline void apply_schedule_adams2019_convolution(
     Var x(output.get_schedule().dims()[0].var);
     Var xi("xi");
     Var xii("xii");
+    Var xiii("xiii");
     Var y(output.get_schedule().dims()[1].var);
-    Var yi("yi");
     Var z(output.get_schedule().dims()[2].var);
     RVar taps_w(sum.update(0).get_schedule().dims()[3].var);
-    RVar taps_wi("taps$wi");
     RVar taps_x(sum.update(0).get_schedule().dims()[0].var);
     RVar taps_y(sum.update(0).get_schedule().dims()[1].var);
     RVar taps_z(sum.update(0).get_schedule().dims()[2].var);
     output
-        .split(y, y, yi, 2, TailStrategy::ShiftInwards)
-        .split(c, c, ci, 16, TailStrategy::ShiftInwards)
-        .split(x, x, xi, 32, TailStrategy::ShiftInwards)
-        .split(xi, xi, xii, 8, TailStrategy::ShiftInwards)
-        .vectorize(xii)
+        .split(c, c, ci, 32, TailStrategy::ShiftInwards)
+        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
+        .vectorize(xi)
         .compute_root()
-        .reorder({xii, xi, yi, ci, x, y, z, c, g, n})
+        .reorder({xi, x, ci, y, z, c, g, n})
         .fuse(y, c, y)
         .parallel(y);
     sum
@@ -58,36 +57,38 @@ inline void apply_schedule_adams2019_convolution(
         .compute_at(output, y)
         .reorder({xi, x, y, z, c, g, n});
     sum.update(0)
-        .split(taps_w, taps_w, taps_wi, 8, TailStrategy::GuardWithIf)
         .split(x, x, xi, 32, TailStrategy::GuardWithIf)
-        .split(xi, xi, xii, 8, TailStrategy::GuardWithIf)
-        .vectorize(xii)
-        .reorder({xii, taps_x, taps_y, taps_wi, xi, y, c, x, taps_z, taps_w, z, g, n});
+        .split(xi, xi, xii, 16, TailStrategy::GuardWithIf)
+        .split(xii, xii, xiii, 8, TailStrategy::GuardWithIf)
+        .vectorize(xiii)
+        .reorder({xiii, taps_x, taps_w, xii, c, xi, taps_y, taps_z, x, y, z, g, n});
     phased
         .store_in(MemoryType::Stack)
         .split(q, q, qi, 8, TailStrategy::RoundUp)
         .vectorize(qi)
-        .compute_at(sum, xi)
-        .store_at(sum, x)
+        .compute_at(sum, xii)
+        .store_at(sum, xi)
         .reorder({qi, q, r, y, z, c, g, n});
     constant_exterior
         .store_in(MemoryType::Stack)
-        .split(x, x, xi, 16, TailStrategy::ShiftInwards)
-        .split(y, y, yi, 2, TailStrategy::ShiftInwards)
-        .split(c, c, ci, 2, TailStrategy::ShiftInwards)
-        .split(xi, xi, xii, 8, TailStrategy::ShiftInwards)
-        .unroll(xi)
-        .vectorize(xii)
-        .compute_at(sum, x)
-        .store_at(sum, taps_z)
-        .reorder({xii, xi, yi, ci, x, y, z, c, g, n});
-    repeat_edge
-        .store_in(MemoryType::Stack)
-        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
-        .vectorize(xi)
-        .compute_at(constant_exterior, yi)
-        .store_at(constant_exterior, x)
-        .reorder({xi, x, y, z, c, g, n});
+        .split(c, c, ci, 8, TailStrategy::ShiftInwards)
+        .vectorize(ci)
+        .compute_at(sum, xi)
+        .store_at(sum, taps_y)
+        .reorder({ci, c, x, y, z, g, n})
+        .reorder_storage(c, x, y, z, g, n);
+    activation_min
+        .split(c, c, ci, 8, TailStrategy::RoundUp)
+        .vectorize(ci)
+        .compute_root()
+        .reorder({ci, c, g})
+        .parallel(c);
+    activation_max
+        .split(c, c, ci, 8, TailStrategy::RoundUp)
+        .vectorize(ci)
+        .compute_root()
+        .reorder({ci, c, g})
+        .parallel(c);
 
 }
 

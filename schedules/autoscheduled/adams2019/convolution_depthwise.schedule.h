@@ -18,14 +18,17 @@ inline void apply_schedule_adams2019_convolution_depthwise(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
-    Func output = pipeline.get_func(8);
-    Func sum = pipeline.get_func(7);
-    Func phased = pipeline.get_func(5);
-    Func constant_exterior_1 = pipeline.get_func(4);
-    Func repeat_edge_1 = pipeline.get_func(3);
-    Func input_f32 = pipeline.get_func(2);
+    Func output = pipeline.get_func(10);
+    Func sum = pipeline.get_func(9);
+    Func phased = pipeline.get_func(7);
+    Func constant_exterior_1 = pipeline.get_func(6);
+    Func repeat_edge_1 = pipeline.get_func(5);
+    Func input_f32 = pipeline.get_func(4);
+    Func activation_min = pipeline.get_func(1);
+    Func activation_max = pipeline.get_func(0);
     Var c(output.get_schedule().dims()[3].var);
     Var g(output.get_schedule().dims()[4].var);
+    Var gi("gi");
     Var n(output.get_schedule().dims()[5].var);
     Var q(phased.get_schedule().dims()[0].var);
     Var qi("qi");
@@ -37,7 +40,6 @@ inline void apply_schedule_adams2019_convolution_depthwise(
     Var z(output.get_schedule().dims()[2].var);
     RVar plane_x(phased.update(0).get_schedule().dims()[0].var);
     RVar plane_y(phased.update(0).get_schedule().dims()[1].var);
-    RVar plane_yi("plane$yi");
     RVar taps_w(sum.update(0).get_schedule().dims()[3].var);
     RVar taps_x(sum.update(0).get_schedule().dims()[0].var);
     RVar taps_y(sum.update(0).get_schedule().dims()[1].var);
@@ -65,15 +67,27 @@ inline void apply_schedule_adams2019_convolution_depthwise(
         .compute_at(output, z)
         .reorder({qi, q, r, y, z, c, g, n});
     phased.update(0)
-        .split(plane_y, plane_y, plane_yi, 14, TailStrategy::GuardWithIf)
-        .reorder({plane_yi, plane_x, plane_y, z, c, g, n});
+        .reorder({plane_x, plane_y, z, c, g, n});
     constant_exterior_1
         .store_in(MemoryType::Stack)
-        .split(y, y, yi, 8, TailStrategy::ShiftInwards)
-        .vectorize(yi)
-        .compute_at(phased, plane_x)
-        .reorder({yi, y, x, z, c, g, n})
-        .reorder_storage(y, x, z, c, g, n);
+        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
+        .vectorize(xi)
+        .compute_at(phased, plane_y)
+        .reorder({xi, x, y, z, c, g, n});
+    activation_min
+        .split(g, g, gi, 8, TailStrategy::RoundUp)
+        .vectorize(gi)
+        .compute_root()
+        .reorder({gi, g, c})
+        .parallel(g)
+        .reorder_storage(g, c);
+    activation_max
+        .split(g, g, gi, 8, TailStrategy::RoundUp)
+        .vectorize(gi)
+        .compute_root()
+        .reorder({gi, g, c})
+        .parallel(g)
+        .reorder_storage(g, c);
 
 }
 

@@ -18,14 +18,18 @@ inline void apply_schedule_adams2019_convolution_depthwise_1d(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
-    Func output = pipeline.get_func(8);
-    Func sum = pipeline.get_func(7);
-    Func phased = pipeline.get_func(5);
-    Func constant_exterior_1 = pipeline.get_func(4);
-    Func repeat_edge_1 = pipeline.get_func(3);
-    Func input_f32 = pipeline.get_func(2);
+    Func output = pipeline.get_func(10);
+    Func sum = pipeline.get_func(9);
+    Func phased = pipeline.get_func(7);
+    Func constant_exterior_1 = pipeline.get_func(6);
+    Func repeat_edge_1 = pipeline.get_func(5);
+    Func input_f32 = pipeline.get_func(4);
+    Func activation_min = pipeline.get_func(1);
+    Func activation_max = pipeline.get_func(0);
     Var c(output.get_schedule().dims()[3].var);
     Var g(output.get_schedule().dims()[4].var);
+    Var gi("gi");
+    Var gii("gii");
     Var n(output.get_schedule().dims()[5].var);
     Var q(phased.get_schedule().dims()[0].var);
     Var qi("qi");
@@ -70,6 +74,24 @@ inline void apply_schedule_adams2019_convolution_depthwise_1d(
         .vectorize(xi)
         .compute_at(phased, plane_x)
         .reorder({xi, x, y, z, c, g, n});
+    activation_min
+        .split(g, g, gi, 16, TailStrategy::RoundUp)
+        .split(gi, gi, gii, 8, TailStrategy::RoundUp)
+        .unroll(gi)
+        .vectorize(gii)
+        .compute_root()
+        .reorder({gii, gi, g, c})
+        .parallel(g)
+        .reorder_storage(g, c);
+    activation_max
+        .split(g, g, gi, 16, TailStrategy::RoundUp)
+        .split(gi, gi, gii, 8, TailStrategy::RoundUp)
+        .unroll(gi)
+        .vectorize(gii)
+        .compute_root()
+        .reorder({gii, gi, g, c})
+        .parallel(g)
+        .reorder_storage(g, c);
 
 }
 

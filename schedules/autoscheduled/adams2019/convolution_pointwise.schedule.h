@@ -18,12 +18,14 @@ inline void apply_schedule_adams2019_convolution_pointwise(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
-    Func output = pipeline.get_func(8);
-    Func sum = pipeline.get_func(7);
-    Func panel = pipeline.get_func(5);
-    Func constant_exterior = pipeline.get_func(4);
-    Func repeat_edge = pipeline.get_func(3);
-    Func input_f32 = pipeline.get_func(2);
+    Func output = pipeline.get_func(10);
+    Func sum = pipeline.get_func(9);
+    Func panel = pipeline.get_func(7);
+    Func constant_exterior = pipeline.get_func(6);
+    Func repeat_edge = pipeline.get_func(5);
+    Func input_f32 = pipeline.get_func(4);
+    Func activation_min = pipeline.get_func(1);
+    Func activation_max = pipeline.get_func(0);
     Var c(output.get_schedule().dims()[3].var);
     Var ci("ci");
     Var g(output.get_schedule().dims()[4].var);
@@ -33,39 +35,51 @@ inline void apply_schedule_adams2019_convolution_pointwise(
     Var panel_xi("panel_xi");
     Var x(output.get_schedule().dims()[0].var);
     Var xi("xi");
-    Var xii("xii");
     Var y(output.get_schedule().dims()[1].var);
     Var z(output.get_schedule().dims()[2].var);
     RVar taps_w(sum.update(0).get_schedule().dims()[3].var);
-    RVar taps_wi("taps$wi");
     RVar taps_x(sum.update(0).get_schedule().dims()[0].var);
     RVar taps_y(sum.update(0).get_schedule().dims()[1].var);
     RVar taps_z(sum.update(0).get_schedule().dims()[2].var);
     output
-        .split(x, x, xi, 56, TailStrategy::ShiftInwards)
-        .split(c, c, ci, 16, TailStrategy::ShiftInwards)
-        .split(xi, xi, xii, 8, TailStrategy::ShiftInwards)
-        .vectorize(xii)
-        .compute_root()
-        .reorder({xii, xi, ci, x, y, z, c, g, n})
-        .fuse(x, c, x)
-        .parallel(x);
-    sum.update(0)
-        .split(taps_w, taps_w, taps_wi, 2, TailStrategy::GuardWithIf)
-        .split(x, x, xi, 8, TailStrategy::GuardWithIf)
+        .split(c, c, ci, 4, TailStrategy::ShiftInwards)
+        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
-        .reorder({xi, taps_wi, x, c, taps_x, taps_y, taps_z, taps_w, y, z, g, n});
+        .compute_root()
+        .reorder({xi, x, ci, y, z, c, g, n})
+        .parallel(c);
+    sum
+        .split(x, x, xi, 196, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 8, TailStrategy::ShiftInwards)
+        .vectorize(ci)
+        .compute_root()
+        .reorder({ci, c, xi, x, y, z, g, n})
+        .parallel(x)
+        .reorder_storage(c, x, y, z, g, n);
+    sum.update(0)
+        .split(x, x, xi, 196, TailStrategy::GuardWithIf)
+        .split(c, c, ci, 8, TailStrategy::GuardWithIf)
+        .vectorize(ci)
+        .reorder({ci, c, xi, taps_w, taps_x, taps_y, taps_z, x, y, z, g, n})
+        .parallel(x);
     panel
         .store_in(MemoryType::Stack)
         .split(panel_x, panel_x, panel_xi, 8, TailStrategy::ShiftInwards)
         .vectorize(panel_xi)
-        .compute_at(sum, taps_x)
+        .compute_at(sum, taps_w)
         .reorder({panel_xi, panel_x, c, panel_index, g, n});
-    sum
-        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
-        .vectorize(xi)
-        .compute_at(output, x)
-        .reorder({xi, x, y, z, c, g, n});
+    activation_min
+        .split(c, c, ci, 8, TailStrategy::RoundUp)
+        .vectorize(ci)
+        .compute_root()
+        .reorder({ci, c, g})
+        .parallel(c);
+    activation_max
+        .split(c, c, ci, 8, TailStrategy::RoundUp)
+        .vectorize(ci)
+        .compute_root()
+        .reorder({ci, c, g})
+        .parallel(c);
 
 }
 

@@ -21,9 +21,9 @@ inline void apply_schedule_mullapudi2016_convolution(
     Var x_vi("x_vi");
     Var x_vo("x_vo");
 
-    Func constant_exterior = pipeline.get_func(4);
-    Func output = pipeline.get_func(8);
-    Func sum = pipeline.get_func(7);
+    Func constant_exterior = pipeline.get_func(6);
+    Func output = pipeline.get_func(10);
+    Func sum = pipeline.get_func(9);
 
     {
         Var x = constant_exterior.args()[0];

@@ -25,9 +25,9 @@ inline void apply_schedule_mullapudi2016_convolution_depthwise(
     Var x_vi("x_vi");
     Var x_vo("x_vo");
 
-    Func output = pipeline.get_func(8);
-    Func phased = pipeline.get_func(5);
-    Func sum = pipeline.get_func(7);
+    Func output = pipeline.get_func(10);
+    Func phased = pipeline.get_func(7);
+    Func sum = pipeline.get_func(9);
 
     {
         Var x = output.args()[0];
