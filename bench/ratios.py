@@ -11,7 +11,8 @@ another implementation's median time / poolconv's: above 1 means poolconv is fas
 are in bold. Columns: oneDNN NCHW and blocked, and poolconv_adams2019 / poolconv_mullapudi2016 (the
 autoschedulers' checked-in schedules) when the input has them. --times adds their median times.
 Convolutions also get poolconv's GFLOP/s and its fraction of the FMA peak that PEAK/fma/<n>t
-measured in the same run. Pure standard library.
+measured in the same run. --compact prints one row per shape, each cell "1 thread / 2 threads"
+(the README's table). Pure standard library.
 """
 
 import argparse
@@ -88,10 +89,48 @@ def fmt_time(us):
     return "—" if us is None else (f"{us:.1f}" if us < 1000 else f"{us:.0f}")
 
 
+def print_compact(res, peaks, others):
+    """One row per shape; each cell "<1 thread> / <2 threads>" (threads as in the input)."""
+    ids = sorted({k[0] for k in res}, key=natural)
+    threads = sorted({k[1] for k in res})
+
+    def per_thread(fmt):
+        return " / ".join(fmt(t) for t in threads)
+
+    def ratio(rid, t, impl):
+        pc, other = res.get((rid, t, "poolconv")), res.get((rid, t, impl))
+        if not pc or pc["error"] or not other or other["error"]:
+            return "—"
+        r = other["us"] / pc["us"]
+        return f"**{r:.2f}**" if r < 1 else f"{r:.2f}"
+
+    def peak_share(rid, t):
+        pc = res.get((rid, t, "poolconv"))
+        if not pc or pc["error"] or pc["gflops"] is None or t not in peaks:
+            return "—"
+        return f"{100 * pc['gflops'] / peaks[t]:.0f}%"
+
+    def time(rid, t):
+        pc = res.get((rid, t, "poolconv"))
+        return "—" if not pc or pc["error"] else fmt_time(pc["us"])
+
+    header = ["ID", "poolconv µs", "% of FMA peak"] + [f"{impl} / poolconv" for impl in others]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
+    for rid in ids:
+        cells = [rid, per_thread(lambda t: time(rid, t)), per_thread(lambda t: peak_share(rid, t))]
+        cells += [per_thread(lambda t, impl=impl: ratio(rid, t, impl)) for impl in others]
+        print("| " + " | ".join(cells) + " |")
+    print()
+    for t, p in sorted(peaks.items()):
+        print(f"FMA peak measured (PEAK/fma/{t}t): {p:.0f} GFLOP/s")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", nargs="?", default="-", help="Google Benchmark JSON output (default: stdin)")
     ap.add_argument("--times", action="store_true", help="also show oneDNN's median times")
+    ap.add_argument("--compact", action="store_true", help="one row per shape: 1 and 2 threads in each cell")
     args = ap.parse_args()
 
     doc = load(args.json)
@@ -102,6 +141,9 @@ def main():
         sys.exit("ratios.py: no poolconv_bench results (<ID>/<impl>/<N>t) in the input")
 
     others = [impl for impl in IMPLS[1:] if any(k[2] == impl for k in res)]
+    if args.compact:
+        print_compact(res, peaks, others)
+        return
     header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s", "poolconv GFLOP/s (% of FMA peak)"]
     header += [f"{impl} / poolconv" for impl in others]
     if args.times:
