@@ -43,7 +43,7 @@ constexpr ConvEstimateShape kDepthwise1dEstimate{{512, 1, 1}, {31, 1, 1}, {15, 0
 class Convolution : public ScheduledGenerator<Convolution> {
 public:
     // Element type of input and output; the arithmetic is f32 whatever it is.
-    GeneratorParam<ElementType> data_type_param{"data_type", ElementType::f32, element_type_names()};
+    GeneratorParam<Type> data_type{"data_type", Float(32)};
     // Which convolutions the kernel is built for (schedules/convolution_schedule.h, ConvPlan):
     //   general       any convolution;
     //   row_pairs     3x3 and 3x3xk kernels with no dilation and the same x and y strides (1 or
@@ -87,8 +87,8 @@ public:
     Output<Buffer<void, 6>> output{"output"};
 
     void configure() {
-        input.set_type(halide_type(data_type_param));
-        output.set_type(halide_type(data_type_param));
+        input.set_type(data_type);
+        output.set_type(data_type);
     }
 
     void generate() {

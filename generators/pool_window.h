@@ -51,7 +51,7 @@ protected:
 
 public:
     // Element type of the data (and of the pooled values).
-    GeneratorParam<ElementType> data_type_param{"data_type", ElementType::f32, element_type_names()};
+    GeneratorParam<Halide::Type> data_type_param{"data_type", Halide::Float(32)};
 
     // Data, NCDHW as (x, y, z, c, n). Its type is data_type, set in configure().
     Input<Halide::Buffer<void, 5>> input{"input"};
@@ -63,7 +63,7 @@ public:
     Input<int[kSpatialAxes]> pad_begin{"pad_begin"};
 
 protected:
-    Halide::Type data_type() const { return halide_type(data_type_param); }
+    Halide::Type data_type() const { return data_type_param; }
 
     Var x{"x"}, y{"y"}, z{"z"}, c{"c"}, n{"n"};
 

@@ -4,7 +4,7 @@
 //   output:  for n, for c (both parallel) / for z / for y / for x in vectors of L lanes
 //            (L = one register of the widest per-lane state; the last vector of a row is guarded)
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
-//            for tap z: [for tap y: [for tap x (unrolled when specialized): L lanes] L lanes] L lanes
+//            for tap z: [for tap y: [for tap x (unrolled in threes): L lanes] L lanes] L lanes
 //            every partial result one vector, in registers
 //   input:   each plane is copied once, encoded (MaxPool keys, f32 sums) and padded, into a
 //            scratch buffer (see padded_input in generators/pool_window.h): taps load dense,
@@ -81,8 +81,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     // Hot cases: 2x2 and 3x3 windows (2-D pooling: a z window of 1 tap) with stride 1 or 2 along
     // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output is specialized, so
-    // the branch is taken once per call and every tap loop inside has a constant extent (LLVM
-    // unrolls it) over shifted (stride 1) or deinterleaved (stride 2) loads. Specializing the
+    // the branch is taken once per call and every tap loop inside has a constant extent, over
+    // shifted (stride 1) or deinterleaved (stride 2) loads. Specializing the
     // stages' tap loops as well multiplied the code paths: 25 minutes to build the kernels. A
     // constant stride alone still turns the general path's gathers into dense loads.
     const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
