@@ -11,6 +11,8 @@
 // the pointwise variant, a dense 1x1 stride-1 convolution's planes as one x axis). The loop
 // structure is in schedules/convolution_schedule.cpp.
 #include <limits>
+#include <map>
+#include <string>
 
 #include "Halide.h"
 
@@ -40,11 +42,19 @@ constexpr ConvEstimateShape kPointwiseEstimate{{56 * 56, 1, 1}, {1, 1, 1}, {0, 0
 constexpr ConvEstimateShape kDepthwiseEstimate{{56, 56, 1}, {3, 3, 1}, {1, 1, 0}, 144, 144, 144, 1};
 constexpr ConvEstimateShape kDepthwise1dEstimate{{512, 1, 1}, {31, 1, 1}, {15, 0, 0}, 256, 256, 256, 1};
 
+// The plans by their generator-parameter names (plan=row_pairs), from schedules/conv_plan.h.
+static std::map<std::string, ConvPlan> conv_plan_names() {
+    std::map<std::string, ConvPlan> names;
+    for (const ConvPlanName &p : kConvPlanNames) names[p.name] = p.plan;
+    return names;
+}
+
 class Convolution : public ScheduledGenerator<Convolution> {
 public:
     // Element type of input and output; the arithmetic is f32 whatever it is.
     GeneratorParam<Type> data_type{"data_type", Float(32)};
-    // Which convolutions the kernel is built for (schedules/convolution_schedule.h, ConvPlan):
+    // Which convolutions the kernel is built for (schedules/conv_plan.h, where the runtime's rule
+    // for choosing among them is too):
     //   general       any convolution;
     //   row_pairs     3x3 and 3x3xk kernels with no dilation and the same x and y strides (1 or
     //                 2): tiles two output rows high, whose windows share input rows. Computes any
@@ -57,13 +67,7 @@ public:
     //   pointwise     1x1 kernels with stride 1 and no padding, a matrix product over the pixels:
     //                 the runtime passes dense spatial axes as one x axis (so tiles do not stop at
     //                 row ends), and the kernel takes only 1x1x1 weights.
-    GeneratorParam<schedules::ConvPlan> plan{"plan",
-                                             schedules::ConvPlan::general,
-                                             {{"general", schedules::ConvPlan::general},
-                                              {"row_pairs", schedules::ConvPlan::row_pairs},
-                                              {"depthwise", schedules::ConvPlan::depthwise},
-                                              {"depthwise_1d", schedules::ConvPlan::depthwise_1d},
-                                              {"pointwise", schedules::ConvPlan::pointwise}}};
+    GeneratorParam<ConvPlan> plan{"plan", ConvPlan::general, conv_plan_names()};
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
@@ -93,10 +97,10 @@ public:
 
     void generate() {
         // The plan shapes the algorithm and estimates too, not only the schedule.
-        const schedules::ConvPlan kernel_plan = plan;
-        const bool depthwise = kernel_plan == schedules::ConvPlan::depthwise;
-        const bool depthwise_1d = kernel_plan == schedules::ConvPlan::depthwise_1d;
-        const bool pointwise = kernel_plan == schedules::ConvPlan::pointwise;
+        const ConvPlan kernel_plan = plan;
+        const bool depthwise = kernel_plan == ConvPlan::depthwise;
+        const bool depthwise_1d = kernel_plan == ConvPlan::depthwise_1d;
+        const bool pointwise = kernel_plan == ConvPlan::pointwise;
         const bool any_depthwise = depthwise || depthwise_1d;
         // ---- Algorithm ----
         // The input in f32, zero outside [0, extent) along x, y and z.
@@ -259,10 +263,10 @@ public:
     // A checked-in result, when schedule_by names one (generators/scheduled_generator.h). Row
     // pairs take the general result: the plan changes only our schedule.
     void schedule() {
-        const char *variant = plan == schedules::ConvPlan::pointwise      ? "convolution_pointwise"
-                              : plan == schedules::ConvPlan::depthwise    ? "convolution_depthwise"
-                              : plan == schedules::ConvPlan::depthwise_1d ? "convolution_depthwise_1d"
-                                                                          : "convolution";
+        const char *variant = plan == ConvPlan::pointwise      ? "convolution_pointwise"
+                              : plan == ConvPlan::depthwise    ? "convolution_depthwise"
+                              : plan == ConvPlan::depthwise_1d ? "convolution_depthwise_1d"
+                                                               : "convolution";
         apply_checked_in_schedule(variant);
     }
 

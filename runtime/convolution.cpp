@@ -18,6 +18,7 @@
 #include "runtime/kernel_table.h"
 #include "runtime/validation.h"
 #include "schedules/conv_packing.h"
+#include "schedules/conv_plan.h"
 
 namespace poolconv {
 
@@ -329,11 +330,12 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     // Window numbers in Halide axis order (0 = x = W, 1 = y = H, 2 = z = D).
     const std::size_t spatial = input.shape.size() - 2;
     int32_t *stride = call.stride, *dilation = call.dilation, *pad_begin = call.pad_begin;
-    int64_t kernel[3] = {1, 1, 1};
+    ConvCallFacts facts;  // for the plan choice below
+    facts.spatial = static_cast<int>(spatial);
     for (std::size_t i = 0; i < spatial; i++) {
         const std::size_t ax = spatial - 1 - i;
         const int64_t k = weights_shape_[i + 2];
-        kernel[ax] = k;
+        facts.kernel[ax] = k;
         const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
         const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
         const int64_t pb = geometry.pads_begin[i];
@@ -341,6 +343,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         stride[ax] = detail::to_int32(kOp, "strides", i, s);
         dilation[ax] = detail::to_int32(kOp, "dilations", i, d);
         pad_begin[ax] = detail::to_int32(kOp, "pads_begin", i, pb);
+        facts.stride[ax] = s, facts.dilation[ax] = d;
         // Every coordinate a kernel computes, including over-computed tiles, fits in int32.
         const int64_t reach = checked_add(checked_mul(out + kMaxTileOvercompute, s, "window reach"),
                                           checked_mul(k - 1, d, "window reach"), "window reach");
@@ -355,40 +358,25 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     case Activation::clamp: clamp_min = attributes_.clamp_min, clamp_max = attributes_.clamp_max; break;
     }
 
-    const int64_t in_per_group = weights_shape_[1];
-    const int64_t out_per_group = weights_shape_[0] / group_;
-    const bool depthwise = in_per_group == 1 && out_per_group == 1;
-    // Row pairs, 1-D depthwise and pointwise kernels are built for CPUs only.
-    const bool cpu = !detail::is_gpu_isa(path.isa);
-    // Output rows (y): 1 for 1-D convolutions, whose kernels see a y axis of extent 1.
-    const int64_t output_rows = spatial == 1 ? 1 : geometry.output_shape[input.shape.size() - 2];
-    // A 1x1 kernel with stride 1 and no padding is a matrix product over the pixels: the CPU's
-    // pointwise kernels take each dense plane as one row, so their tiles never stop at a row end.
-    bool one_to_one = true;  // each output pixel reads the input pixel at its position
+    // The plan (schedules/conv_plan.h): the first that takes the call and has a kernel on its path.
+    facts.depthwise = weights_shape_[1] == 1 && weights_shape_[0] == group_;
+    facts.output_rows = spatial == 1 ? 1 : geometry.output_shape[input.shape.size() - 2];
+    facts.one_to_one = true;  // each output pixel reads the input pixel at its position
     for (std::size_t i = 0; i < spatial; i++) {
-        one_to_one = one_to_one && weights_shape_[i + 2] == 1 && stride[spatial - 1 - i] == 1 &&
-                     geometry.pads_begin[i] == 0 && geometry.pads_end[i] == 0;
+        facts.one_to_one = facts.one_to_one && weights_shape_[i + 2] == 1 && stride[spatial - 1 - i] == 1 &&
+                           geometry.pads_begin[i] == 0 && geometry.pads_end[i] == 0;
     }
+    // The pointwise kernels take each dense plane as one row, so their tiles never stop at a row end.
     std::optional<TensorView> merged_input, merged_output;
-    if (one_to_one && !depthwise && cpu) {
+    if (facts.one_to_one && !facts.depthwise) {
         merged_input = merge_spatial(input);
         merged_output = merge_spatial(output);
     }
-    const bool pointwise = merged_input && merged_output;
-    // Undilated 3x3 (and 3x3xk) kernels with the same stride along x and y (1 or 2) take the CPU's
-    // row-pair kernels when the output has two or more rows: their tiles span two rows, whose
-    // windows share input rows (schedules/convolution_schedule.cpp).
-    const bool row_pairs = cpu && spatial >= 2 && kernel[0] == 3 && kernel[1] == 3 && stride[0] == stride[1] &&
-                           stride[0] <= 2 && dilation[0] == 1 && dilation[1] == 1 && output_rows >= 2;
-    // Depthwise convolutions whose output is one row high (1-D ones, mostly) take the CPU's 1-D
-    // depthwise kernels, which tile a row only: the depthwise tile is several rows high.
-    const bool depthwise_1d = cpu && depthwise && output_rows == 1;
-    call.kernel = family + (depthwise_1d ? "_depthwise_1d"
-                            : depthwise  ? "_depthwise"
-                            : pointwise  ? "_pointwise"
-                            : row_pairs  ? "_row_pairs"
-                                         : "");
-    if (pointwise) call.input = *merged_input, call.output = *merged_output;
+    facts.planes_dense = merged_input && merged_output;
+    const ConvPlan plan = choose_conv_plan(
+        facts, [&](ConvPlan p) { return detail::kernel_built(family + std::string(conv_plan_suffix(p)), path.isa); });
+    call.kernel = family + std::string(conv_plan_suffix(plan));
+    if (plan == ConvPlan::pointwise) call.input = *merged_input, call.output = *merged_output;
     return call;
 }
 

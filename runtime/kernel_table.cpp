@@ -43,6 +43,8 @@ bool kernels_built_for(int isa) {
     return false;
 }
 
+bool kernel_built(const std::string &name, Isa isa) { return lookup(name, isa) != nullptr; }
+
 bool author_kernels_built(ScheduleAuthor author) {
     // Whether the (constant) table names any kernel "<...>_<author>"; asked on every call made with
     // an autoscheduler set, so the table is scanned once per author, in the order of the enum.

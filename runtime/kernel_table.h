@@ -35,6 +35,8 @@ using ConvKernel = int (*)(halide_buffer_t *input, halide_buffer_t *weights, hal
 
 // Whether this build has kernels for `isa` (see POOLCONV_ISAS in cmake/PoolconvKernels.cmake).
 bool kernels_built_for(int isa);
+// Whether this build has kernel `name` (e.g. "conv_f32_row_pairs") for `isa`.
+bool kernel_built(const std::string &name, Isa isa);
 // Whether this build has kernels scheduled by `author` (ours always; an autoscheduler's with
 // POOLCONV_AUTOSCHEDULED_KERNELS, named like ours plus "_<author>").
 bool author_kernels_built(ScheduleAuthor author);

@@ -5,6 +5,7 @@
 
 #include "Halide.h"
 
+#include "schedules/conv_plan.h"
 #include "schedules/target_params.h"
 
 namespace poolconv::schedules {
@@ -27,16 +28,6 @@ struct ConvolutionStages {
     // Runtime attributes the plan specializes on, and the output plane size it sizes x chunks by.
     Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y;
     Halide::Expr output_width, output_height;
-};
-
-// Which convolutions a kernel is built for (the convolution generator's `plan` parameter); each gets
-// its TargetParams tile.
-enum class ConvPlan {
-    general,       // any convolution: tiles of output channels (TargetParams::conv_tile)
-    row_pairs,     // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high (row_pair_tile)
-    depthwise,     // one input and one output channel per group: tiles of rows
-    depthwise_1d,  // the same, output one row high (1-D convolutions): tiles of one row
-    pointwise,     // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
 };
 
 // Schedules the stages for `target` with the plan's accumulator tile (see ConvTile).

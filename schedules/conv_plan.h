@@ -1,0 +1,91 @@
+// The convolution kernels' plans and the rule that picks one for a call, in one place: the runtime
+// calls choose_conv_plan (runtime/convolution.cpp), the generator builds one kernel per plan, and
+// the schedules' fast paths specialize on the same window predicates
+// (schedules/convolution_schedule.cpp). Plain C++ with no Halide, so the runtime can include it;
+// the predicates are templates that also build Halide conditions from Halide::Expr arguments.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace poolconv {
+
+// Which convolutions a kernel is built for (the convolution generator's `plan` parameter, and the
+// kernel name's suffix after conv_<type>); each gets its TargetParams tile.
+enum class ConvPlan {
+    general,       // any convolution: tiles of output channels
+    row_pairs,     // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high
+    depthwise,     // one input and one output channel per group: tiles of rows
+    depthwise_1d,  // the same, output one row high (1-D convolutions): tiles of one row
+    pointwise,     // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
+};
+
+struct ConvPlanName {
+    ConvPlan plan;
+    const char *name;    // generator parameter value: plan=row_pairs
+    const char *suffix;  // kernel name suffix: conv_f32_row_pairs ("" for general)
+};
+inline constexpr ConvPlanName kConvPlanNames[] = {
+    {ConvPlan::general, "general", ""},
+    {ConvPlan::row_pairs, "row_pairs", "_row_pairs"},
+    {ConvPlan::depthwise, "depthwise", "_depthwise"},
+    {ConvPlan::depthwise_1d, "depthwise_1d", "_depthwise_1d"},
+    {ConvPlan::pointwise, "pointwise", "_pointwise"},
+};
+
+inline std::string_view conv_plan_suffix(ConvPlan plan) {
+    for (const ConvPlanName &p : kConvPlanNames) {
+        if (p.plan == plan) return p.suffix;
+    }
+    return "";
+}
+
+// The row-pair kernels' windows: undilated 3x3 with the same stride (1 or 2) along x and y, where
+// the two rows of a tile share input rows. T is int64_t for the runtime's choice, Halide::Expr for
+// the schedule's specializations.
+template <typename T>
+auto row_pair_window(const T &kernel_x, const T &kernel_y, const T &stride_x, const T &stride_y, const T &dilation_x,
+                     const T &dilation_y) {
+    return kernel_x == 3 && kernel_y == 3 && stride_x == stride_y && stride_x <= 2 && dilation_x == 1 &&
+           dilation_y == 1;
+}
+
+// What choose_conv_plan needs to know about a call; window numbers in Halide axis order (0 = x =
+// W, 1 = y = H, 2 = z = D), 1 for the axes a 1-D or 2-D convolution lacks.
+struct ConvCallFacts {
+    int spatial = 2;  // spatial axes of the tensors: 1, 2 or 3
+    int64_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+    bool depthwise = false;     // one input and one output channel per group
+    int64_t output_rows = 1;    // output extent along y (1 for 1-D convolutions)
+    bool one_to_one = false;    // 1x1 kernel, stride 1 and no padding along every axis
+    bool planes_dense = false;  // input and output planes are dense runs the pointwise kernels can take as one row
+};
+
+// The plan for a call, given which plans have a kernel on the call's path (`built(plan)`: the CPU
+// paths have them all, GPUs only general and depthwise). The first that takes the call:
+//   depthwise_1d  depthwise with one output row (its tile is one row; depthwise's is several);
+//   depthwise     one input and one output channel per group;
+//   pointwise     1x1, stride 1, no padding, dense planes (a matrix product over the pixels);
+//   row_pairs     row_pair_window and two or more output rows;
+//   general       anything.
+template <typename Built>
+ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
+    const ConvPlan order[] = {ConvPlan::depthwise_1d, ConvPlan::depthwise, ConvPlan::pointwise, ConvPlan::row_pairs};
+    for (ConvPlan plan : order) {
+        bool takes = false;
+        switch (plan) {
+        case ConvPlan::depthwise_1d: takes = f.depthwise && f.output_rows == 1; break;
+        case ConvPlan::depthwise: takes = f.depthwise; break;
+        case ConvPlan::pointwise: takes = !f.depthwise && f.one_to_one && f.planes_dense; break;
+        case ConvPlan::row_pairs:
+            takes = f.spatial >= 2 && f.output_rows >= 2 &&
+                    row_pair_window(f.kernel[0], f.kernel[1], f.stride[0], f.stride[1], f.dilation[0], f.dilation[1]);
+            break;
+        case ConvPlan::general: break;
+        }
+        if (takes && built(plan)) return plan;
+    }
+    return ConvPlan::general;
+}
+
+}  // namespace poolconv
