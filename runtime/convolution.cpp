@@ -387,7 +387,7 @@ std::string PreparedConvolution::kernel_name(const TensorView &input, const Tens
 void PreparedConvolution::run(const TensorView &input, const TensorView &output) const {
     const Call call = plan_call(input, output);
     if (call.kernel.empty()) return;
-    auto fn = detail::find_kernel_as<detail::ConvKernel>(kOp, call.kernel, call.path);
+    auto fn = detail::find_kernel_as<detail::KernelKind::conv>(kOp, call.kernel, call.path);
     detail::KernelBuffer in(call.input, group_), out(call.output, group_);
     const detail::PackedWeights::Buffers packed = packed_->buffers_for(call.path.isa);
     const int status = fn(in.get(), packed.weights, packed.bias, call.stride[0], call.stride[1], call.stride[2],

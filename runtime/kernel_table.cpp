@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
@@ -18,6 +19,14 @@ struct KernelEntry {
     Isa isa;
     AnyKernel fn;
 };
+
+// Each kernel's generated prototype is the signature its name implies (a generator whose inputs
+// changed fails here, not at run time).
+#define POOLCONV_CHECK_SIGNATURE(name, isa)                                                               \
+    static_assert(std::is_same_v<decltype(&poolconv_##name##_##isa), KernelSignature<kernel_kind(#name)>::type>, \
+                  "poolconv_" #name "_" #isa " does not have the signature runtime/kernel_table.h gives its kind");
+POOLCONV_FOR_EACH_KERNEL(POOLCONV_CHECK_SIGNATURE)
+#undef POOLCONV_CHECK_SIGNATURE
 
 #define POOLCONV_KERNEL_ENTRY(name, isa) \
     KernelEntry{#name, Isa::isa, reinterpret_cast<AnyKernel>(&poolconv_##name##_##isa)},

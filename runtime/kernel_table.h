@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "HalideRuntime.h"
 #include "runtime/dispatch.h"
@@ -33,6 +35,34 @@ using ConvKernel = int (*)(halide_buffer_t *input, halide_buffer_t *weights, hal
                            int32_t p0, int32_t p1, int32_t p2,                                        //
                            bool clamp_output, float clamp_min, float clamp_max, halide_buffer_t *output);
 
+// Which of the signatures above a kernel's name implies (e.g. "max_pool_f32_indices_i64"):
+// kernel_table.cpp checks every generated kernel's prototype against it at compile time.
+enum class KernelKind { max_pool, max_pool_indices, avg_pool, conv };
+constexpr KernelKind kernel_kind(std::string_view name) {
+    if (name.substr(0, 5) == "conv_") return KernelKind::conv;
+    if (name.find("avg_pool") != std::string_view::npos) return KernelKind::avg_pool;
+    if (name.find("_indices_") != std::string_view::npos) return KernelKind::max_pool_indices;
+    return KernelKind::max_pool;
+}
+template <KernelKind K>
+struct KernelSignature;
+template <>
+struct KernelSignature<KernelKind::max_pool> {
+    using type = MaxPoolKernel;
+};
+template <>
+struct KernelSignature<KernelKind::max_pool_indices> {
+    using type = MaxPoolIndicesKernel;
+};
+template <>
+struct KernelSignature<KernelKind::avg_pool> {
+    using type = AvgPoolKernel;
+};
+template <>
+struct KernelSignature<KernelKind::conv> {
+    using type = ConvKernel;
+};
+
 // Whether this build has kernels for `isa` (see POOLCONV_ISAS in cmake/PoolconvKernels.cmake).
 bool kernels_built_for(int isa);
 // Whether this build has kernel `name` (e.g. "conv_f32_row_pairs") for `isa`.
@@ -47,15 +77,19 @@ bool author_kernels_built(ScheduleAuthor author);
 // path first, by the kernel family's name, then picks among the kernels there.
 CallPath kernel_path(const std::string &name, const CallPath &path);
 
-// The kernel `name` (e.g. "max_pool_f32_indices_i64") for a call on kernel_path(name, path), cast
-// to `Fn`, the signature above that `name` implies. Throws Error naming the kernel and path when
-// there is none.
+// The kernel `name` (e.g. "max_pool_f32_indices_i64") for a call on kernel_path(name, path).
+// Throws Error naming the kernel and path when there is none.
 using AnyKernel = void (*)();
 AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path);
 
-template<typename Fn>
-Fn find_kernel_as(const char *op, const std::string &name, const CallPath &path) {
-    return reinterpret_cast<Fn>(find_kernel(op, name, path));
+// The same, typed as kind K's signature, which the name must imply (a logic_error otherwise: a
+// runtime bug, not a user's).
+template <KernelKind K>
+typename KernelSignature<K>::type find_kernel_as(const char *op, const std::string &name, const CallPath &path) {
+    if (kernel_kind(name) != K) {
+        throw std::logic_error(std::string(op) + ": kernel " + name + " asked for with another kind's signature");
+    }
+    return reinterpret_cast<typename KernelSignature<K>::type>(find_kernel(op, name, path));
 }
 
 }  // namespace poolconv::detail

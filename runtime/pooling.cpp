@@ -165,14 +165,14 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     detail::KernelBuffer in(input), out(output);
     const KernelWindow &w = p.window;
     if (indices) {
-        auto fn = detail::find_kernel_as<detail::MaxPoolIndicesKernel>(op, name, path);
+        auto fn = detail::find_kernel_as<detail::KernelKind::max_pool_indices>(op, name, path);
         detail::KernelBuffer idx(*indices);
         const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get(), idx.get());
         detail::finish_kernel_call(op, status, {&out, &idx});
     } else {
-        auto fn = detail::find_kernel_as<detail::MaxPoolKernel>(op, name, path);
+        auto fn = detail::find_kernel_as<detail::KernelKind::max_pool>(op, name, path);
         const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get());
@@ -222,7 +222,7 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
     }
     const KernelWindow &kw = global ? flat_window : w;
     const std::string name = std::string(global ? "global_avg_pool_" : "avg_pool_") + dtype_name(input.dtype);
-    auto fn = detail::find_kernel_as<detail::AvgPoolKernel>(op, name, path);
+    auto fn = detail::find_kernel_as<detail::KernelKind::avg_pool>(op, name, path);
     detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
     const int status = fn(in.get(), kw.kernel[0], kw.kernel[1], kw.kernel[2], kw.stride[0], kw.stride[1], kw.stride[2],
                           kw.dilation[0], kw.dilation[1], kw.dilation[2], kw.pad_begin[0], kw.pad_begin[1],
