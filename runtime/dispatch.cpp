@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "HalideRuntime.h"
+#include "poolconv_isas.h"  // generated: POOLCONV_CPU_ISA_FEATURES
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
 #include "runtime/gpu.h"
@@ -35,29 +36,23 @@ void capture_halide_error(void * /*user_context*/, const char *message) {
 }
 
 // Whether this CPU (and OS) runs code built for the Halide target features listed: the same
-// test Halide's own multi-target dispatch uses. Must match POOLCONV_ISAS in cmake/.
-bool cpu_supports(std::initializer_list<halide_target_feature_t> features) {
+// test Halide's own multi-target dispatch uses.
+bool cpu_supports(const std::vector<halide_target_feature_t> &features) {
     uint64_t mask[(halide_target_feature_end + 63) / 64] = {};
     for (halide_target_feature_t f : features) mask[f / 64] |= uint64_t(1) << (f % 64);
     return halide_default_can_use_target_features(static_cast<int>(std::size(mask)), mask) != 0;
 }
 
+// Whether this CPU runs the kernels this build compiled for `isa`, by the target features of that
+// path in POOLCONV_ISAS (poolconv_isas.h, generated); false for a path not built, and for GPUs.
 bool cpu_supports_isa(Isa isa) {
-    switch (isa) {
-    case Isa::avx512:
-        return cpu_supports({halide_target_feature_sse41, halide_target_feature_avx, halide_target_feature_f16c,
-                             halide_target_feature_fma, halide_target_feature_avx2, halide_target_feature_avx512,
-                             halide_target_feature_avx512_skylake});
-    case Isa::avx2:
-        return cpu_supports({halide_target_feature_sse41, halide_target_feature_avx, halide_target_feature_f16c,
-                             halide_target_feature_fma, halide_target_feature_avx2});
-    case Isa::baseline:
-    case Isa::neon:  // Advanced SIMD is part of every AArch64 core
-    case Isa::best:
-        return true;
-    case Isa::cuda:
-    case Isa::opencl:
-        return false;
+    struct IsaFeatures {
+        const char *isa;
+        std::vector<halide_target_feature_t> features;
+    };
+    static const IsaFeatures kBuilt[] = {POOLCONV_CPU_ISA_FEATURES};
+    for (const IsaFeatures &built : kBuilt) {
+        if (std::strcmp(built.isa, isa_name(isa)) == 0) return cpu_supports(built.features);
     }
     return false;
 }
