@@ -6,22 +6,7 @@
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wshadow"
-#include "schedules/autoscheduled/adams2019/max_pool.schedule.h"
-#include "schedules/autoscheduled/adams2019/max_pool_with_indices.schedule.h"
-#include "schedules/autoscheduled/adams2019/avg_pool.schedule.h"
-#include "schedules/autoscheduled/adams2019/avg_pool_global.schedule.h"
-#include "schedules/autoscheduled/adams2019/convolution.schedule.h"
-#include "schedules/autoscheduled/adams2019/convolution_pointwise.schedule.h"
-#include "schedules/autoscheduled/adams2019/convolution_depthwise.schedule.h"
-#include "schedules/autoscheduled/adams2019/convolution_depthwise_1d.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/max_pool.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/max_pool_with_indices.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/avg_pool.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/avg_pool_global.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/convolution.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/convolution_pointwise.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/convolution_depthwise.schedule.h"
-#include "schedules/autoscheduled/mullapudi2016/convolution_depthwise_1d.schedule.h"
+#include "checked_in_schedules.h"  // generated from generators/variants.cmake
 #pragma GCC diagnostic pop
 
 namespace poolconv::schedules {
@@ -34,24 +19,10 @@ struct CheckedInSchedule {
     void (*apply)(Halide::Pipeline, Halide::Target);
 };
 
-const CheckedInSchedule kSchedules[] = {
-    {ScheduleAuthor::adams2019, "max_pool", &apply_schedule_adams2019_max_pool},
-    {ScheduleAuthor::adams2019, "max_pool_with_indices", &apply_schedule_adams2019_max_pool_with_indices},
-    {ScheduleAuthor::adams2019, "avg_pool", &apply_schedule_adams2019_avg_pool},
-    {ScheduleAuthor::adams2019, "avg_pool_global", &apply_schedule_adams2019_avg_pool_global},
-    {ScheduleAuthor::adams2019, "convolution", &apply_schedule_adams2019_convolution},
-    {ScheduleAuthor::adams2019, "convolution_pointwise", &apply_schedule_adams2019_convolution_pointwise},
-    {ScheduleAuthor::adams2019, "convolution_depthwise", &apply_schedule_adams2019_convolution_depthwise},
-    {ScheduleAuthor::adams2019, "convolution_depthwise_1d", &apply_schedule_adams2019_convolution_depthwise_1d},
-    {ScheduleAuthor::mullapudi2016, "max_pool", &apply_schedule_mullapudi2016_max_pool},
-    {ScheduleAuthor::mullapudi2016, "max_pool_with_indices", &apply_schedule_mullapudi2016_max_pool_with_indices},
-    {ScheduleAuthor::mullapudi2016, "avg_pool", &apply_schedule_mullapudi2016_avg_pool},
-    {ScheduleAuthor::mullapudi2016, "avg_pool_global", &apply_schedule_mullapudi2016_avg_pool_global},
-    {ScheduleAuthor::mullapudi2016, "convolution", &apply_schedule_mullapudi2016_convolution},
-    {ScheduleAuthor::mullapudi2016, "convolution_pointwise", &apply_schedule_mullapudi2016_convolution_pointwise},
-    {ScheduleAuthor::mullapudi2016, "convolution_depthwise", &apply_schedule_mullapudi2016_convolution_depthwise},
-    {ScheduleAuthor::mullapudi2016, "convolution_depthwise_1d", &apply_schedule_mullapudi2016_convolution_depthwise_1d},
-};
+#define POOLCONV_CHECKED_IN_ENTRY(author, variant) \
+    CheckedInSchedule{ScheduleAuthor::author, #variant, &apply_schedule_##author##_##variant},
+const CheckedInSchedule kSchedules[] = {POOLCONV_FOR_EACH_CHECKED_IN_SCHEDULE(POOLCONV_CHECKED_IN_ENTRY)};
+#undef POOLCONV_CHECKED_IN_ENTRY
 
 }  // namespace
 

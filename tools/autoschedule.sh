@@ -29,18 +29,9 @@ plugins="$(cd "$halide_dir/../.." && pwd)"  # <prefix>/lib64/cmake/Halide -> <pr
 # Our avx2 path's target (cmake/PoolconvKernels.cmake, POOLCONV_ISAS) on Linux.
 target=x86-64-linux-sse41-avx-f16c-fma-avx2
 
-# <file name> <generator> [generator params]: the variants whose algorithm or estimates differ
-# (row_pairs changes only the schedule, so it takes the general convolution's result).
-variants=(
-    "max_pool max_pool"
-    "max_pool_with_indices max_pool with_indices=true"
-    "avg_pool avg_pool"
-    "avg_pool_global avg_pool global=true"
-    "convolution convolution"
-    "convolution_pointwise convolution plan=pointwise"
-    "convolution_depthwise convolution plan=depthwise"
-    "convolution_depthwise_1d convolution plan=depthwise_1d"
-)
+# "<file name> <generator> [generator params]": the algorithm variants of generators/variants.cmake,
+# as the build lists them.
+mapfile -t variants <"$build/generators/algorithm_variants.txt"
 
 if [ -n "${ONLY:-}" ] && ! printf '%s\n' "${variants[@]}" | grep -q "^$ONLY "; then
     echo "autoschedule.sh: ONLY=$ONLY is not one of: $(printf '%s\n' "${variants[@]}" | cut -d' ' -f1 | tr '\n' ' ')" >&2

@@ -1,0 +1,47 @@
+# The variants manifest: every kernel the build compiles, and every algorithm variant the
+# autoschedulers plan, come from these lists. generators/CMakeLists.txt builds the kernels,
+# tests/CMakeLists.txt plans each algorithm with every autoscheduler, and the build writes
+# algorithm_variants.txt (for tools/autoschedule.sh) and checked_in_schedules.h (for
+# schedules/autoscheduled.cpp). Adding a variant is one line here.
+
+# Element types: <short name, as in kernel names>=<Halide type, as the generators' data_type>.
+set(POOLCONV_TYPES f32=float32 f16=float16 bf16=bfloat16 f64=float64 i8=int8 u8=uint8)
+
+# Algorithm variants, "<name> <generator> [generator params]": the pipelines whose algorithm or
+# estimates differ. Each has its checked-in autoscheduler results,
+# schedules/autoscheduled/<author>/<name>.schedule.h.
+set(POOLCONV_ALGORITHMS
+    "max_pool max_pool"
+    "max_pool_with_indices max_pool with_indices=true"
+    "avg_pool avg_pool"
+    "avg_pool_global avg_pool global=true"
+    "convolution convolution"
+    "convolution_pointwise convolution plan=pointwise"
+    "convolution_depthwise convolution plan=depthwise"
+    "convolution_depthwise_1d convolution plan=depthwise_1d")
+
+# Kernels, "<name> <algorithm> <types> [more generator params]": the kernel conv_f32_row_pairs is
+# the name with {type} replaced, built from the algorithm's generator and params plus the
+# data_type and the params here, once per CPU instruction set (POOLCONV_ISAS) and on the GPU
+# backends that compute in its type (generators/CMakeLists.txt), except CPU-only plans.
+# <types>: short names joined by commas.
+set(POOLCONV_KERNELS
+    "max_pool_{type} max_pool f32,f16,bf16,f64,i8,u8"
+    "max_pool_{type}_indices_i32 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=32"
+    "max_pool_{type}_indices_i64 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=64"
+    "avg_pool_{type} avg_pool f32,f16,bf16"
+    "global_avg_pool_{type} avg_pool_global f32,f16,bf16"
+    "conv_{type} convolution f32,f16,bf16"
+    "conv_{type}_depthwise convolution_depthwise f32,f16,bf16"
+    "conv_{type}_depthwise_1d convolution_depthwise_1d f32,f16,bf16"
+    "conv_{type}_pointwise convolution_pointwise f32,f16,bf16"
+    "conv_{type}_row_pairs convolution f32,f16,bf16 plan=row_pairs")
+
+# Convolution plans built for CPUs only: on GPUs the general and depthwise plans serve those
+# convolutions too (the runtime takes a plan where its kernel exists: schedules/conv_plan.h).
+set(POOLCONV_CPU_ONLY_PLANS row_pairs depthwise_1d pointwise)
+
+# Authors of the checked-in autoscheduler results (schedules/autoscheduled/<author>/), which the
+# build also compiles as f32 kernels <kernel>_<author> on the avx2 path (the target they were
+# planned for), with POOLCONV_AUTOSCHEDULED_KERNELS.
+set(POOLCONV_CHECKED_IN_AUTHORS adams2019 mullapudi2016)
