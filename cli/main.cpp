@@ -164,11 +164,7 @@ AvgPoolAttributes avg_attributes(const Options &o) {
 // are OpenVINO GroupConvolution weights (G, C_out/G, C_in/G, k...).
 ConvAttributes conv_attributes(const Options &o, std::size_t input_rank, std::size_t weights_rank) {
     ConvAttributes a;
-    a.strides = o.pool.strides;
-    a.dilations = o.pool.dilations;
-    a.pads_begin = o.pool.pads_begin;
-    a.pads_end = o.pool.pads_end;
-    a.auto_pad = o.pool.auto_pad;
+    static_cast<WindowAttributes &>(a) = o.pool;  // the window options; --kernel is not one of conv's
     a.group = o.group;
     a.weights_layout = weights_rank == input_rank + 1 ? WeightsLayout::grouped : WeightsLayout::onnx;
     a.activation = o.activation;

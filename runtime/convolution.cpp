@@ -135,12 +135,8 @@ ConvGeometry conv_geometry(const std::vector<int64_t> &input_shape, const Resolv
                     shape_to_string(w.shape) + " with group " + str(w.group) + " expect " + str(w.shape[1] * w.group));
     }
     PoolAttributes window;
+    static_cast<WindowAttributes &>(window) = a;
     window.kernel.assign(w.shape.begin() + 2, w.shape.end());
-    window.strides = a.strides;
-    window.dilations = a.dilations;
-    window.pads_begin = a.pads_begin;
-    window.pads_end = a.pads_end;
-    window.auto_pad = a.auto_pad;
     ConvGeometry g = detail::infer_pool_geometry(kOp, input_shape, window);
     g.output_shape[1] = w.shape[0];
     int64_t count = 1;
@@ -243,7 +239,9 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
     // Kernel extents in Halide axis order (x = W, y = H, z = D); all fit in int32 (packed_count does).
     int32_t kernel[3] = {1, 1, 1};
     const std::size_t spatial = w.shape.size() - 2;
-    for (std::size_t i = 0; i < spatial; i++) kernel[spatial - 1 - i] = static_cast<int32_t>(w.shape[i + 2]);
+    for (std::size_t i = 0; i < spatial; i++) {
+        kernel[detail::halide_axis(spatial, i)] = static_cast<int32_t>(w.shape[i + 2]);
+    }
     auto dim = [](int64_t extent, int64_t stride) {
         return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
     };
@@ -333,7 +331,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     ConvCallFacts facts;  // for the plan choice below
     facts.spatial = static_cast<int>(spatial);
     for (std::size_t i = 0; i < spatial; i++) {
-        const std::size_t ax = spatial - 1 - i;
+        const std::size_t ax = detail::halide_axis(spatial, i);
         const int64_t k = weights_shape_[i + 2];
         facts.kernel[ax] = k;
         const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
@@ -363,8 +361,9 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     facts.output_rows = spatial == 1 ? 1 : geometry.output_shape[input.shape.size() - 2];
     facts.one_to_one = true;  // each output pixel reads the input pixel at its position
     for (std::size_t i = 0; i < spatial; i++) {
-        facts.one_to_one = facts.one_to_one && weights_shape_[i + 2] == 1 && stride[spatial - 1 - i] == 1 &&
-                           geometry.pads_begin[i] == 0 && geometry.pads_end[i] == 0;
+        facts.one_to_one = facts.one_to_one && weights_shape_[i + 2] == 1 &&
+                           stride[detail::halide_axis(spatial, i)] == 1 && geometry.pads_begin[i] == 0 &&
+                           geometry.pads_end[i] == 0;
     }
     // The pointwise kernels take each dense plane as one row, so their tiles never stop at a row end.
     std::optional<TensorView> merged_input, merged_output;

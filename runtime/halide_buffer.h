@@ -5,6 +5,7 @@
 // allocation (no host pointer, no copies).
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
 #include <vector>
 
@@ -12,6 +13,11 @@
 #include "poolconv/tensor.h"
 
 namespace poolconv::detail {
+
+// Spatial dimension i of an attribute list (outermost first: D, H, W) is Halide axis
+// spatial - 1 - i (0 = x = W, 1 = y = H, 2 = z = D), and the other way round.
+constexpr std::size_t halide_axis(std::size_t spatial, std::size_t i) { return spatial - 1 - i; }
+constexpr std::size_t attribute_index(std::size_t spatial, std::size_t axis) { return spatial - 1 - axis; }
 
 class KernelBuffer {
 public:

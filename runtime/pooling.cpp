@@ -54,7 +54,7 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
 
     const std::size_t spatial = input.shape.size() - 2;
     for (std::size_t i = 0; i < spatial; i++) {
-        const int ax = static_cast<int>(spatial - 1 - i);  // attribute lists are outermost first
+        const int ax = static_cast<int>(detail::halide_axis(spatial, i));
         const int64_t k = a.kernel[i];
         const int64_t s = a.strides.empty() ? 1 : a.strides[i];
         const int64_t d = a.dilations.empty() ? 1 : a.dilations[i];
@@ -196,7 +196,7 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
     const std::size_t spatial = input.shape.size() - 2;
     for (int ax = 0; ax < 3; ax++) {
         const bool present = static_cast<std::size_t>(ax) < spatial;
-        const std::size_t i = spatial - 1 - ax;
+        const std::size_t i = detail::attribute_index(spatial, static_cast<std::size_t>(ax));
         const int32_t extent = present ? static_cast<int32_t>(input.shape[i + 2]) : 1;
         count_begin[ax] = 0;
         count_end[ax] = extent;

@@ -399,10 +399,10 @@ TEST_P(RandomPooling, MaxPoolNegativeInfinityWindows) {
             const double ninf = -std::numeric_limits<double>::infinity();
             Tensor input = Tensor::dense(dtype, {1, 1, 6});
             input.set_values({ninf, ninf, ninf, 2, ninf, ninf});
-            MaxPoolAttributes a;
-            a.kernel = {2};
-            a.pads_begin = {1};
-            a.pads_end = {1};
+            MaxPoolAttributes a;  // lists built as Shape: GCC 12's -Wnonnull misfires on {} here
+            a.kernel = Shape{2};
+            a.pads_begin = Shape{1};
+            a.pads_end = Shape{1};
             Tensor got = Tensor::dense(dtype, {1, 1, 7}), expected = Tensor::dense(dtype, {1, 1, 7});
             expected.set_values({ninf, ninf, ninf, 2, 2, ninf, ninf});
             Tensor idx = Tensor::dense(DType::i64, {1, 1, 7});

@@ -41,12 +41,8 @@ enum class Activation {
     clamp   // min(max(v, clamp_min), clamp_max)
 };
 
-struct ConvAttributes {
-    std::vector<int64_t> strides;     // empty: all 1
-    std::vector<int64_t> dilations;   // empty: all 1
-    std::vector<int64_t> pads_begin;  // empty: all 0; ignored unless auto_pad == explicit_pads
-    std::vector<int64_t> pads_end;    // empty: all 0; ignored unless auto_pad == explicit_pads
-    AutoPad auto_pad = AutoPad::explicit_pads;
+// The window (strides, dilations, pads, auto_pad: poolconv/pooling.h); its size is the weights'.
+struct ConvAttributes : WindowAttributes {
     int64_t group = 1;                // onnx layout only (grouped weights carry their own)
     WeightsLayout weights_layout = WeightsLayout::onnx;
     Activation activation = Activation::none;

@@ -24,15 +24,20 @@ enum class AutoPad { explicit_pads, valid, same_upper, same_lower };
 // a last window that would start in the end padding is dropped: PyTorch ceil_mode, ONNX ceil_mode=1).
 enum class Rounding { floor, ceil, ceil_torch };
 
-// Attributes common to all pooling operators. Every non-empty list has one entry per spatial
-// dimension (rank - 2), outermost first (D, H, W).
-struct PoolAttributes {
-    std::vector<int64_t> kernel;      // required, each >= 1
+// How a sliding window steps over the input: shared by pooling and convolution (whose kernel size
+// comes from its weights). Every non-empty list has one entry per spatial dimension (rank - 2),
+// outermost first (D, H, W).
+struct WindowAttributes {
     std::vector<int64_t> strides;     // empty: all 1
     std::vector<int64_t> dilations;   // empty: all 1
     std::vector<int64_t> pads_begin;  // empty: all 0; ignored unless auto_pad == explicit_pads
     std::vector<int64_t> pads_end;    // empty: all 0; ignored unless auto_pad == explicit_pads
     AutoPad auto_pad = AutoPad::explicit_pads;
+};
+
+// Attributes common to all pooling operators: the window and its size, and the output rounding.
+struct PoolAttributes : WindowAttributes {
+    std::vector<int64_t> kernel;  // required, each >= 1, one per spatial dimension
     Rounding rounding = Rounding::floor;
 };
 
