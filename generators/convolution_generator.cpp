@@ -128,10 +128,8 @@ public:
         if (any_depthwise && !get_target().has_gpu_feature()) {
             // The same values, written as zeros and then the input plane (a depthwise task
             // copies whole planes): the copy then has no border test per element. With the test,
-            // each row's first and last vectors were gathers of clamped columns (AVX2,
-            // interleaved: 3x3 stride 2 on 112x112 1.5-2x as fast, C5 and 5x5 on 28x28 up to 7%
-            // faster). GPU kernels keep the one-line definition below: their schedule stages it
-            // block by block.
+            // each row's first and last vectors were gathers of clamped columns. GPU kernels keep
+            // the one-line definition below: their schedule stages it block by block.
             Func depth_padded = BoundaryConditions::constant_exterior(
                 input_f32, 0.0f, {{Expr(), Expr()}, {Expr(), Expr()}, {0, input.dim(2).extent()}});
             plane = RDom({{0, input.dim(0).extent()}, {0, input.dim(1).extent()}}, "plane");
@@ -148,7 +146,7 @@ public:
         // one contiguous block (AVX2, 256 channels: 24 KB on 384 cache lines) that stays in L1
         // while every output channel tile reads it. Stored as rows of a task's columns, a tile's
         // 96-byte piece of each row straddled two lines: 512 lines, all of L1, so the streaming
-        // weights evicted it (C3 on AVX2: 4-9% faster in panels, measured interleaved).
+        // weights evicted it.
         // The panel width is our schedule's tile width; pipelines others schedule (autoschedulers
         // now, or their checked-in results, planned on this same algorithm), which may target a
         // machine with no TargetParams table, use one vector.
@@ -171,9 +169,7 @@ public:
             // Column x * stride + tap_offset, split by phase as above: the division is per tap, so a
             // row of outputs reads a dense vector at any stride. Written per column (column /
             // stride), only the strides the schedule specializes (1, 2) simplified to that; the
-            // rest divided every lane and gathered (AVX2: ConvNeXt's 4x4 stride-4 stem 18.8 ->
-            // 1.35 ms, ViT's 16x16 stride-16 patches 143 -> 9.4 ms, a 1-D depthwise stride-3 layer
-            // 302 -> 47 us).
+            // rest divided every lane and gathered.
             const Expr tap_offset = kx * dilation[0] - pad_begin[0];
             sum(x, y, z, c, g, n) += weight * phased(x + tap_offset / stride_x, tap_offset % stride_x, at(1, y, ky),
                                                      at(2, z, kz), ci, g, n);
@@ -225,15 +221,14 @@ public:
         for (int d = 1; d < 7; d++) weights.dim(d).set_min(0);
         // The runtime packs a run's taps densely, kx steps one run: as a constant, the taps of a
         // kernel row address their weights from one register. With a runtime stride each tap had a
-        // register of its own, and LLVM spilled them (AVX2, interleaved medians at 1 thread: C2
-        // 14-16% faster, C6 7%, C1, C4 and C9 3-18%; C3, C5 and C8 unchanged).
+        // register of its own, and LLVM spilled them.
         weights.dim(1).set_stride(kPackedChannels);
         if (pointwise) {
             for (int d = 1; d <= 3; d++) weights.dim(d).set_extent(1);  // kx, ky, kz: the taps vanish
         }
         // Depthwise: one input channel, so no channel loop around the taps. With a loop of one
         // iteration around them, LLVM kept all 36 tap addresses of a 3x3 tile live across it and
-        // spilled them (C5 on AVX2: 17-19% faster without, interleaved).
+        // spilled them.
         if (any_depthwise) weights.dim(4).set_extent(1);
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);

@@ -7,8 +7,7 @@ TargetParams arm_neon_params() {
     return TargetParams{"arm-neon", /*vector_bytes=*/16, /*vector_registers=*/32,
                         // 16 accumulators, 2 input vectors, 2 vectors of 4 weights (Halide emits
                         // fmla by element). 3 x 8 fits 32 registers on paper, but in the generated
-                        // code six of its 3x3 tap loops spilled (up to 158 stack accesses per 216
-                        // FMAs); 2 x 8's worst loop has 18 per 144.
+                        // code six of its 3x3 tap loops spilled, far more than 2 x 8's worst loop.
                         /*conv_tile=*/{2, 8, 1},
                         // 16 accumulators, one vector by two rows, as on x86 (rows share input
                         // rows); untimed here, since qemu cannot time it.

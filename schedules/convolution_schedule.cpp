@@ -24,15 +24,17 @@
 //   Tiles are computed whole even at the edges (over-computing into padding channels and
 //   columns), which keeps every accumulator a register.
 //   Specialized: stride_x 1 and 2 (dense loads; the copy deinterleaves stride 2 once, where
-//   before every tap did: C2 4.45 -> 3.75 ms, a 3x3 stride-2 layer 2.5 -> 1.95 ms on AVX2), each
-//   with 3x3, 3x3xk, 3 and 1x1 kernels (tap loops unrolled or gone) and kernel_x 3 or 7, and at
-//   stride 1 3x3 kernels with dilation 2 (constant tap offsets); the general kernels also stride 4
-//   (patchify stems), with 4x4 kernels unrolled. Other strides load dense vectors too (the
-//   generator divides by the stride per tap), through tap loops, and copy element by element.
+//   before every tap did), each with 3x3, 3x3xk, 3 and 1x1 kernels (tap loops unrolled or gone)
+//   and kernel_x 3 or 7, and at stride 1 3x3 kernels with dilation 2 (constant tap offsets); the
+//   general kernels also stride 4 (patchify stems), with 4x4 kernels unrolled. Other strides load
+//   dense vectors too (the generator divides by the stride per tap), through tap loops, and copy
+//   element by element.
 //   Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
 //   3x3xk kernels with stride 1 or 2 along both x and y; depthwise kernels also for undilated 3x3
 //   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share);
 //   1-D depthwise kernels only for strides 1 and 2, with 3-tap 1-D windows unrolled.
+//
+// On Zen 5 (AVX-512): 63-98% of the FMA peak on C1-C9, depthwise C5 18%, C11 30% (README.md's table).
 #include "schedules/convolution_schedule.h"
 
 #include <string>
@@ -61,12 +63,11 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
     // (bounds inference cannot see that the guarded tiles of a short row stop early). Pointwise
     // rows are whole planes, copied in panels contiguous whatever the chunk: 2 tiles per task ran
-    // as fast as 4 at 1 thread and 2-4% faster at 2 (C3 on AVX2, interleaved; 8 were 7-10%
-    // slower), and make twice the tasks for many threads (C3: 66, where 33 leave 16 threads a
-    // last round with one task). With tiles of output channels (tasks per chunk, not per
-    // plane), fewer again where a plane has few tiles, so that it still makes 16 tasks where it
-    // can (C4, 14x14 in row pairs: 14 tasks of one tile, where 7 tasks of two left one of 2
-    // threads idle an eighth of the time).
+    // no slower than 4, and faster with 2 threads (8 were slower), and make twice the tasks for
+    // many threads (C3: 66, where 33 leave 16 threads a last round with one task). With tiles of
+    // output channels (tasks per chunk, not per plane), fewer again where a plane has few tiles,
+    // so that it still makes 16 tasks where it can (C4, 14x14 in row pairs: 14 tasks of one tile,
+    // where 7 tasks of two left one of 2 threads idle an eighth of the time).
     const Expr tiles_per_row = (s.output_width + tile_x - 1) / tile_x;
     const Expr row_tiles = (s.output_height + tile.rows - 1) / tile.rows;
     const Expr tiles_per_plane = tiles_per_row * row_tiles;
@@ -83,7 +84,7 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     Var xc("xc"), xo("xo"), xi("xi"), yo("yo"), yi("yi"), co("co"), ci("ci"), task("task");
 
     // Pointwise: each x tile's input (one vector per channel) is read by every channel tile in
-    // turn, so the x tile is the outer loop and its input stays in L1 (C3: 1.44 -> 1.25 ms).
+    // turn, so the x tile is the outer loop and its input stays in L1.
     // Elsewhere a channel tile's weights (every tap) are the larger reuse.
     const Var &tile_outer = pointwise ? xo : co, &tile_inner = pointwise ? co : xo;
     s.output.split(x, xc, x, chunk_x, TailStrategy::GuardWithIf)
@@ -101,8 +102,7 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         // A task per chunk of a few rows: its padded input has every input channel of the group.
         // Planes with 32 or more chunks give each task several rows, as many as still leave 16
         // tasks: their input rows overlap, so the task copies fewer rows per output row, and a
-        // channel tile's weights serve all its rows (on AVX2, interleaved: C2, 7x7 stride 2 on
-        // 3 channels, 5% faster at 1 thread and 6-9% at 2; 3x3 row pairs on 112x112 2-3%).
+        // channel tile's weights serve all its rows.
         Var yt("yt");
         const Expr task_rows = Halide::max(tiles_per_plane / (chunk_tiles * 16), 1);
         s.output.split(yo, yt, yo, task_rows, TailStrategy::GuardWithIf)
@@ -119,8 +119,7 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     // The activation bounds in memory, loaded per tile after its sums. Inlined, they were
     // broadcasts that LLVM 21 hoists out of every loop and keeps in registers across the tap
     // loops, where the accumulator tile needs them all: AVX2's 3 x 4 pointwise tile spilled four
-    // accumulators (C3 on AVX2 2.0x the time of the same kernel under Halide 14 / LLVM 14; 1.02x
-    // with the bounds stored, interleaved on a Zen 5 host).
+    // accumulators.
     for (Func bounds : s.activation_bounds) bounds.compute_root();
 
     const std::vector<Var> copy_args = s.input_copy.args();
@@ -131,16 +130,12 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         s.input_copy.reorder(copy_args[0], copy_args[2], copy_args[1]);
         // Each channel's piece of the rows is short (AVX2: 192 bytes) and a channel apart from the
         // next, too short for the hardware prefetchers; the copy waited on every line, most of a
-        // task's time when neighbours share the memory. Prefetching the channel 4 ahead (AVX2,
-        // interleaved on a loaded Zen 3 host: C3 at 1 thread 6-14% faster in medians, at 2 up to
-        // 9%; other ResNet and MobileNet 1x1 layers -3% to +7%; 8 and 16 ahead gained less at 2
-        // threads; the general plans' copies gained nothing: C1, C4, C6).
-        // What Halide 14 emits is not one prefetch per line of the piece: it splits the box into
-        // 64-byte lines but steps the offset 64 elements per line (256 bytes of f32), so in channel
-        // c + 4 it fetches the piece's first line and the lines 256 and 512 bytes on, in the next
-        // two tasks' columns. The gain above is that pattern's. Every line of the piece, one
-        // prefetch per vector (the directive at the copy's vector loop), was 5-16% slower (C3 at
-        // 1 and 2 threads, medians, interleaved; 4 and 8 channels ahead).
+        // task's time when neighbours share the memory. Hence a prefetch of the channel 4 ahead
+        // (8 and 16 ahead gained less at 2 threads; the general plans' copies gained nothing).
+        // Halide 21 emits one prefetch per channel, of the piece's first line (Halide 14 fetched
+        // that line and two 256 and 512 bytes on, in the next tasks' columns; C3 took the same time
+        // with either). Every line of the piece, one prefetch per vector (the directive at the
+        // copy's vector loop), was slower.
         s.input_copy.prefetch(s.input, copy_args[1], copy_args[1], 4, PrefetchBoundStrategy::NonFaulting);
     } else if (s.copied_plane.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2
@@ -180,17 +175,14 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     // the loop around it.
     // Each case is a loop nest of its own from the tasks down (the output is specialized too), not
     // a branch inside the tile loop: with every case's branch in one loop, LLVM kept all their
-    // address increments live across the tile loops and spilled them (AVX2: C5 1.50 -> 0.65 ms,
-    // C1 and C2 3-6% faster; the kernels take about 50% longer to compile).
+    // address increments live across the tile loops and spilled them (the cost: longer compiles).
     auto specialize = [&](const Expr &when) -> Stage {
         s.output.specialize(when);
         return taps.specialize(when);
     };
     if (plan == ConvPlan::general) {
         // Stride 4 (patchify stems: ConvNeXt's and Swin's 4x4 windows, AlexNet's 11x11): constant
-        // tap phases, where a runtime stride costs a division per tap (AVX2, interleaved:
-        // ConvNeXt's stem 1.20 -> 0.54 ms, AlexNet's first layer 8.3 -> 3.7 ms; the kernels take 4%
-        // longer to compile).
+        // tap phases, where a runtime stride costs a division per tap.
         specialize(s.stride_x == 4 && s.kernel_x == 4).unroll(kx);
         specialize(s.stride_x == 4);
     }
@@ -217,14 +209,13 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
             continue;
         }
         if (plan == ConvPlan::depthwise && stride == 1) {
-            // The depthwise tile's four rows read six input rows (AVX2, interleaved: C5 15-26%
-            // faster, 3x3 on 14x14 37%; no gain at stride 2, or for 5x5 kernels).
+            // The depthwise tile's four rows read six input rows (no gain at stride 2, or for 5x5
+            // kernels).
             specialize(unit_taps && planar).unroll(kx).unroll(ky);
         }
         if (stride == 1) {
             // Dilation 2 (DeepLab-style atrous layers) with constant tap offsets: with runtime
-            // dilations each of the 9 taps has an address of its own, which LLVM spills (C6:
-            // 14.5 -> 13.9 ms on AVX2, interleaved).
+            // dilations each of the 9 taps has an address of its own, which LLVM spills.
             specialize(dense && s.kernel_x == 3 && s.kernel_y == 3 && planar && s.dilation_x == 2 && s.dilation_y == 2)
                 .unroll(kx)
                 .unroll(ky);
@@ -234,7 +225,7 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         specialize(dense && s.kernel_x == 3 && row).unroll(kx);
         specialize(dense && s.kernel_x == 1 && row);
         specialize(dense && s.kernel_x == 3).unroll(kx);
-        // 7 wide: the ResNet/Inception stem (C2: 3.85 -> 3.62 ms on AVX2 over the kx loop).
+        // 7 wide: the ResNet/Inception stem (C2), faster with kx unrolled than in a loop.
         specialize(dense && s.kernel_x == 7).unroll(kx);
         specialize(dense);
     }

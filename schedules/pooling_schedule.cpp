@@ -17,7 +17,9 @@
 //
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), one
-// task per 64 planes. Measured figures are in the README's benchmark table.
+// task per 64 planes.
+//
+// Speed: measured against oneDNN in README.md's table (Zen 5, AVX-512); no bandwidth limit is measured yet.
 #include "schedules/pooling_schedule.h"
 
 #include <algorithm>
@@ -74,8 +76,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
     }
     // The taps along x in threes, unrolled (guarded beyond the window): Halide 21 leaves LLVM no
-    // loop to unroll, where LLVM 14 unrolled the specialized windows' constant tap loops itself
-    // (AVX2 on a Zen 5 host, interleaved: P5 0.68x the time without, P4 0.76x, P2 and P1 0.88x).
+    // loop to unroll, where LLVM 14 unrolled the specialized windows' constant tap loops itself.
     // Not along y or z: the stage before is computed inside those tap loops, one row per tap.
     s.along[0].update().unroll(s.taps[0], 3, TailStrategy::GuardWithIf);
 
@@ -83,7 +84,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output is specialized, so
     // the branch is taken once per call and every tap loop inside has a constant extent, over
     // shifted (stride 1) or deinterleaved (stride 2) loads. Specializing the
-    // stages' tap loops as well multiplied the code paths: 25 minutes to build the kernels. A
+    // stages' tap loops as well multiplied the code paths, and the build time with them. A
     // constant stride alone still turns the general path's gathers into dense loads.
     const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
     const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;

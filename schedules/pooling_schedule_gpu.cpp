@@ -62,7 +62,7 @@ void schedule_pooling_gpu(PoolingStages &s) {
         // their thread loops (compute_with), so each thread reduces its window once and writes
         // both. Their blocks span (x, y, c) only, and z and n are loops on the host, one launch
         // each (usually just one): with z, c and n fused into one block axis as below, Halide 14
-        // took ~50 s to lower each kernel (its loop trimming of the fused index arithmetic).
+        // was slow to lower each kernel (its loop trimming of the fused index arithmetic).
         for (Func f : {s.output, s.second_output}) {
             f.gpu_tile(x, y, v.xo, v.yo, v.xi, v.yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
                 .gpu_blocks(c)

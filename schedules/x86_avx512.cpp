@@ -7,14 +7,16 @@ TargetParams x86_avx512_params() {
     return TargetParams{"x86-avx512", /*vector_bytes=*/64, /*vector_registers=*/32,
                         // 16 accumulators: 2 input vectors + 8 broadcast weights per 16 FMAs.
                         /*conv_tile=*/{2, 8, 1},
-                        // 16 accumulators, one vector by two rows, as on AVX2 (where it took
-                        // 12-47% less time): rows share input rows, and a 14-wide row (C4) computes
-                        // 16 columns where 2 x 8 x 1 computed 32. Not yet timed on AVX-512.
+                        // 16 accumulators, one vector by two rows, as on AVX2 (where it was
+                        // faster): rows share input rows, and a 14-wide row (C4) computes 16
+                        // columns where 2 x 8 x 1 computed 32. Run on AVX-512 (README's table),
+                        // not yet compared with other tiles there.
                         /*row_pair_tile=*/{1, 8, 2},
                         // 8 accumulators over 4 rows: a 3x3 window's input rows are loaded once
                         // for the rows that share them.
                         /*depthwise_tile=*/{2, 1, 4},
-                        // 8 accumulators along one row, as on AVX2. Not yet timed on AVX-512.
+                        // 8 accumulators along one row, as on AVX2. Run on AVX-512 (README's
+                        // table), not yet compared with other tiles there.
                         /*depthwise_1d_tile=*/{8, 1, 1},
                         /*pointwise_tile=*/{2, 8, 1}};
 }
