@@ -189,7 +189,37 @@ public:
         Expr activated = strict_float(select(v < lo, lo, select(v > hi, hi, v)));
         output(x, y, z, c, g, n) = to_data_type(output.type(), activated);
 
-        // ---- Estimates (autoschedulers) ----
+        set_estimates(kernel_plan);
+        constrain_layouts(kernel_plan);
+        if (scheduled_elsewhere()) return;
+
+        schedules::ConvolutionStages stages;
+        stages.output = output;
+        stages.sum = sum;
+        stages.activation_bounds = {activation_min, activation_max};
+        stages.input_copy = pointwise ? panel : phased;
+        stages.input = input;
+        stages.taps = {kx, ky, kz, ci};
+        if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
+        stages.kernel_x = weights.dim(1).extent();
+        stages.kernel_y = weights.dim(2).extent();
+        stages.kernel_z = weights.dim(3).extent();
+        stages.output_width = output.dim(0).extent();
+        stages.output_height = output.dim(1).extent();
+        stages.stride_x = stride[0];
+        stages.stride_y = stride[1];
+        stages.dilation_x = dilation[0];
+        stages.dilation_y = dilation[1];
+        const schedules::TargetParams target = schedules::target_params(get_target());
+        schedules::schedule_convolution(stages, target, kernel_plan);
+    }
+
+    // Estimates on every input, parameter and output (autoschedulers): a bench layer of the
+    // plan's kind.
+    void set_estimates(ConvPlan kernel_plan) {
+        const bool pointwise = kernel_plan == ConvPlan::pointwise;
+        const bool depthwise = kernel_plan == ConvPlan::depthwise;
+        const bool depthwise_1d = kernel_plan == ConvPlan::depthwise_1d;
         const ConvEstimateShape &est = pointwise      ? kPointwiseEstimate
                                        : depthwise    ? kDepthwiseEstimate
                                        : depthwise_1d ? kDepthwise1dEstimate
@@ -208,8 +238,12 @@ public:
         clamp_min.set_estimate(-std::numeric_limits<float>::infinity());
         clamp_max.set_estimate(std::numeric_limits<float>::infinity());
         output.set_estimates({{0, est.spatial[0]}, {0, est.spatial[1]}, {0, est.spatial[2]}, {0, cout_g}, {0, est.groups}, {0, est.batch}});
+    }
 
-        // ---- Schedule ----
+    // What the kernels may assume of their buffers' layouts (the runtime guarantees it).
+    void constrain_layouts(ConvPlan kernel_plan) {
+        const bool pointwise = kernel_plan == ConvPlan::pointwise;
+        const bool any_depthwise = kernel_plan == ConvPlan::depthwise || kernel_plan == ConvPlan::depthwise_1d;
         // Data tensors are dense along x and start at 0; the packed weights are runs of channels.
         input.dim(0).set_stride(1);
         output.dim(0).set_stride(1);
@@ -232,27 +266,6 @@ public:
         if (any_depthwise) weights.dim(4).set_extent(1);
         bias.dim(0).set_min(0);
         bias.dim(1).set_min(0);
-        if (scheduled_elsewhere()) return;
-
-        schedules::ConvolutionStages stages;
-        stages.output = output;
-        stages.sum = sum;
-        stages.activation_bounds = {activation_min, activation_max};
-        stages.input_copy = pointwise ? panel : phased;
-        stages.input = input;
-        stages.taps = {kx, ky, kz, ci};
-        if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
-        stages.kernel_x = weights.dim(1).extent();
-        stages.kernel_y = weights.dim(2).extent();
-        stages.kernel_z = weights.dim(3).extent();
-        stages.output_width = output.dim(0).extent();
-        stages.output_height = output.dim(1).extent();
-        stages.stride_x = stride[0];
-        stages.stride_y = stride[1];
-        stages.dilation_x = dilation[0];
-        stages.dilation_y = dilation[1];
-        const schedules::TargetParams target = schedules::target_params(get_target());
-        schedules::schedule_convolution(stages, target, kernel_plan);
     }
 
     // A checked-in result, when schedule_by names one (generators/scheduled_generator.h). Row

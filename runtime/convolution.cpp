@@ -190,6 +190,92 @@ std::optional<TensorView> merge_spatial(const TensorView &t) {
     return merged;
 }
 
+// The weights and bias packed as the kernels read them: (g, co run, ci, kz, ky, kx, co in run),
+// out_block output channels per group in runs of kPackedChannels, f32 (schedules/conv_packing.h).
+// `weights` and `bias` are checked already; `w` is their ONNX-form shape and group count.
+std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weights, const TensorView *bias,
+                                                          const ResolvedWeights &w, WeightsLayout layout) {
+    const DType dtype = weights.dtype;
+    const int64_t group = w.group, out_channels = w.shape[0];
+    const int64_t out_per_group = out_channels / group, in_per_group = w.shape[1];
+    auto packed = std::make_shared<detail::PackedWeights>();
+    const int64_t ob = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
+    packed->out_block = ob;
+    int64_t taps = 1;  // kernel elements
+    for (std::size_t i = 2; i < w.shape.size(); i++) taps *= w.shape[i];
+    const int64_t packed_count = checked_mul(
+        checked_mul(checked_mul(group, in_per_group, "packed weights"), taps, "packed weights"), ob, "packed weights");
+    if (packed_count > std::numeric_limits<int32_t>::max()) {
+        throw Error(std::string(kOp) + ": packed weights would have " + str(packed_count) +
+                    " elements; kernels take at most 2^31-1");
+    }
+    packed->weights.assign(static_cast<std::size_t>(packed_count), 0.0f);
+    packed->bias.assign(static_cast<std::size_t>(group * ob), 0.0f);
+    // Kernel extents in Halide axis order (x = W, y = H, z = D); all fit in int32 (packed_count does).
+    int32_t kernel[3] = {1, 1, 1};
+    const std::size_t spatial = w.shape.size() - 2;
+    for (std::size_t i = 0; i < spatial; i++) {
+        kernel[detail::halide_axis(spatial, i)] = static_cast<int32_t>(w.shape[i + 2]);
+    }
+    auto dim = [](int64_t extent, int64_t stride) {
+        return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
+    };
+    const int64_t run = kPackedChannels, run_size = run * taps * in_per_group, group_size = ob * taps * in_per_group;
+    packed->weights_dims = {dim(run, 1),
+                            dim(kernel[0], run),
+                            dim(kernel[1], run * kernel[0]),
+                            dim(kernel[2], run * kernel[0] * kernel[1]),
+                            dim(in_per_group, run * taps),
+                            dim(ob / run, run_size),
+                            dim(group, group_size)};
+    packed->bias_dims = {dim(ob, 1), dim(group, ob)};
+
+    // The weights' own strides, seen in ONNX form: an output channel co of the grouped layout
+    // [G, C_out/G, ...] is (co / (C_out/G), co % (C_out/G)), which is the same memory when dense.
+    const std::vector<int64_t> strides = weights.effective_strides();
+    const bool grouped = layout == WeightsLayout::grouped;
+    const std::size_t k0 = grouped ? 3 : 2;  // first kernel dimension of `weights`
+    const std::size_t kernel_dims = weights.shape.size() - k0;
+    const std::size_t size = dtype_size(dtype);
+    const auto *base = static_cast<const unsigned char *>(weights.data);
+    for (int64_t co = 0; co < out_channels; co++) {
+        const int64_t g = co / out_per_group, cog = co % out_per_group;
+        const int64_t co_offset = grouped ? g * strides[0] + cog * strides[1] : co * strides[0];
+        for (int64_t ci = 0; ci < in_per_group; ci++) {
+            for (int64_t t = 0; t < taps; t++) {
+                // Tap t in row-major kernel order is also the packed order (kz, ky, kx).
+                int64_t offset = co_offset + ci * strides[k0 - 1], rest = t;
+                for (std::size_t d = kernel_dims; d-- > 0;) {
+                    offset += (rest % weights.shape[k0 + d]) * strides[k0 + d];
+                    rest /= weights.shape[k0 + d];
+                }
+                const int64_t packed_index = g * group_size + (cog / run) * run_size + (ci * taps + t) * run + cog % run;
+                packed->weights[static_cast<std::size_t>(packed_index)] =
+                    element_as_float(dtype, base + static_cast<std::size_t>(offset) * size);
+            }
+        }
+        if (bias) {
+            const auto *b = static_cast<const unsigned char *>(bias->data);
+            const int64_t stride = bias->effective_strides()[0];
+            packed->bias[static_cast<std::size_t>(g * ob + cog)] =
+                element_as_float(dtype, b + static_cast<std::size_t>(co * stride) * size);
+        }
+    }
+    packed->finish();
+    return packed;
+}
+
+// The fused activation as the kernels' clamp bounds ([-inf, inf] for none).
+void activation_bounds(const ConvAttributes &a, float &clamp_min, float &clamp_max) {
+    clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();
+    switch (a.activation) {
+    case Activation::none: break;
+    case Activation::relu: clamp_min = 0.0f; break;
+    case Activation::relu6: clamp_min = 0.0f, clamp_max = 6.0f; break;
+    case Activation::clamp: clamp_min = a.clamp_min, clamp_max = a.clamp_max; break;
+    }
+}
+
 }  // namespace
 
 ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std::vector<int64_t> &weights_shape,
@@ -213,81 +299,12 @@ PreparedConvolution::PreparedConvolution(const TensorView &weights, const Tensor
     detail::check_tensor(kOp, "weights", weights, dtype_, weights.shape);
     weights_shape_ = w.shape;
     group_ = w.group;
-    const int64_t out_channels = w.shape[0];
-    if (bias) detail::check_tensor(kOp, "bias", *bias, dtype_, {out_channels});
+    if (bias) detail::check_tensor(kOp, "bias", *bias, dtype_, {w.shape[0]});
     if (a.activation == Activation::clamp && !(a.clamp_min <= a.clamp_max)) {
         throw Error(std::string(kOp) + ": clamp_min (" + std::to_string(a.clamp_min) + ") must be <= clamp_max (" +
                     std::to_string(a.clamp_max) + ")");
     }
-
-    // Pack: (g, co run, ci, kz, ky, kx, co in run), out_block output channels per group in runs of
-    // kPackedChannels (schedules/conv_packing.h).
-    const int64_t out_per_group = out_channels / group_, in_per_group = w.shape[1];
-    auto packed = std::make_shared<detail::PackedWeights>();
-    const int64_t ob = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
-    packed->out_block = ob;
-    int64_t taps = 1;  // kernel elements
-    for (std::size_t i = 2; i < w.shape.size(); i++) taps *= w.shape[i];
-    const int64_t packed_count = checked_mul(
-        checked_mul(checked_mul(group_, in_per_group, "packed weights"), taps, "packed weights"), ob, "packed weights");
-    if (packed_count > std::numeric_limits<int32_t>::max()) {
-        throw Error(std::string(kOp) + ": packed weights would have " + str(packed_count) +
-                    " elements; kernels take at most 2^31-1");
-    }
-    packed->weights.assign(static_cast<std::size_t>(packed_count), 0.0f);
-    packed->bias.assign(static_cast<std::size_t>(group_ * ob), 0.0f);
-    // Kernel extents in Halide axis order (x = W, y = H, z = D); all fit in int32 (packed_count does).
-    int32_t kernel[3] = {1, 1, 1};
-    const std::size_t spatial = w.shape.size() - 2;
-    for (std::size_t i = 0; i < spatial; i++) {
-        kernel[detail::halide_axis(spatial, i)] = static_cast<int32_t>(w.shape[i + 2]);
-    }
-    auto dim = [](int64_t extent, int64_t stride) {
-        return halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
-    };
-    const int64_t run = kPackedChannels, run_size = run * taps * in_per_group, group_size = ob * taps * in_per_group;
-    packed->weights_dims = {dim(run, 1),
-                            dim(kernel[0], run),
-                            dim(kernel[1], run * kernel[0]),
-                            dim(kernel[2], run * kernel[0] * kernel[1]),
-                            dim(in_per_group, run * taps),
-                            dim(ob / run, run_size),
-                            dim(group_, group_size)};
-    packed->bias_dims = {dim(ob, 1), dim(group_, ob)};
-
-    // The weights' own strides, seen in ONNX form: an output channel co of the grouped layout
-    // [G, C_out/G, ...] is (co / (C_out/G), co % (C_out/G)), which is the same memory when dense.
-    const std::vector<int64_t> strides = weights.effective_strides();
-    const bool grouped = a.weights_layout == WeightsLayout::grouped;
-    const std::size_t k0 = grouped ? 3 : 2;  // first kernel dimension of `weights`
-    const std::size_t kernel_dims = weights.shape.size() - k0;
-    const std::size_t size = dtype_size(dtype_);
-    const auto *base = static_cast<const unsigned char *>(weights.data);
-    for (int64_t co = 0; co < out_channels; co++) {
-        const int64_t g = co / out_per_group, cog = co % out_per_group;
-        const int64_t co_offset = grouped ? g * strides[0] + cog * strides[1] : co * strides[0];
-        for (int64_t ci = 0; ci < in_per_group; ci++) {
-            for (int64_t t = 0; t < taps; t++) {
-                // Tap t in row-major kernel order is also the packed order (kz, ky, kx).
-                int64_t offset = co_offset + ci * strides[k0 - 1], rest = t;
-                for (std::size_t d = kernel_dims; d-- > 0;) {
-                    offset += (rest % weights.shape[k0 + d]) * strides[k0 + d];
-                    rest /= weights.shape[k0 + d];
-                }
-                const int64_t packed_index = g * group_size + (cog / run) * run_size + (ci * taps + t) * run + cog % run;
-                packed->weights[static_cast<std::size_t>(packed_index)] =
-                    element_as_float(dtype_, base + static_cast<std::size_t>(offset) * size);
-            }
-        }
-        if (bias) {
-            const auto *b = static_cast<const unsigned char *>(bias->data);
-            const int64_t stride = bias->effective_strides()[0];
-            packed->bias[static_cast<std::size_t>(g * ob + cog)] =
-                element_as_float(dtype_, b + static_cast<std::size_t>(co * stride) * size);
-        }
-    }
-    packed->finish();
-    packed_ = std::move(packed);
+    packed_ = pack_weights(weights, bias, w, a.weights_layout);
 }
 
 ConvGeometry PreparedConvolution::infer_shape(const std::vector<int64_t> &input_shape) const {
@@ -348,13 +365,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         detail::to_int32(kOp, "window reach", i, checked_add(reach, pb, "window reach"));
     }
 
-    float &clamp_min = call.clamp_min, &clamp_max = call.clamp_max;
-    switch (attributes_.activation) {
-    case Activation::none: break;
-    case Activation::relu: clamp_min = 0.0f; break;
-    case Activation::relu6: clamp_min = 0.0f, clamp_max = 6.0f; break;
-    case Activation::clamp: clamp_min = attributes_.clamp_min, clamp_max = attributes_.clamp_max; break;
-    }
+    activation_bounds(attributes_, call.clamp_min, call.clamp_max);
 
     // The plan (schedules/conv_plan.h): the first that takes the call and has a kernel on its path.
     facts.depthwise = weights_shape_[1] == 1 && weights_shape_[0] == group_;

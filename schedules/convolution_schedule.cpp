@@ -45,11 +45,13 @@ namespace poolconv::schedules {
 
 using namespace Halide;
 
-void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan) {
-    const bool pointwise = plan == ConvPlan::pointwise;
+namespace {
+
+// The plan's accumulator tile, checked against the packed weights' contract.
+const ConvTile &plan_tile(const TargetParams &target, ConvPlan plan) {
     const ConvTile &tile = plan == ConvPlan::depthwise      ? target.depthwise_tile
                            : plan == ConvPlan::depthwise_1d ? target.depthwise_1d_tile
-                           : pointwise                      ? target.pointwise_tile
+                           : plan == ConvPlan::pointwise    ? target.pointwise_tile
                            : plan == ConvPlan::row_pairs    ? target.row_pair_tile
                                                             : target.conv_tile;
     // Every plan, GPU ones included, reads whole runs of packed channels.
@@ -57,7 +59,19 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         throw CompileError(std::string("convolution tile for ") + target.name +
                            " breaks the packing contract of schedules/conv_packing.h");
     }
-    if (target.gpu) return schedule_convolution_gpu(s, target, tile);
+    return tile;
+}
+
+// The loops a kernel's output runs in.
+struct OutputLoops {
+    Halide::Var task;        // parallel: a chunk of rows (or of a plane's pixels, or a plane)
+    Halide::Var tile_inner;  // the inner tile loop, where the accumulator tile is computed
+};
+
+// The output down to its tiles: parallel tasks, each a chunk of a few rows (pointwise: of a plane's
+// pixels; depthwise: a whole plane), then tiles of `tile` (x vectors x channels x rows).
+OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile, ConvPlan plan) {
+    const bool pointwise = plan == ConvPlan::pointwise;
     const int lanes = target.lanes(Float(32));
     const int tile_x = lanes * tile.x_vectors;
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
@@ -115,13 +129,14 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         s.output.reorder(xi, ci, yi, tile_inner, tile_outer, xc, yo, g, n, z).fuse(g, n, task);
     }
     s.output.parallel(task);
+    return {task, tile_inner};
+}
 
-    // The activation bounds in memory, loaded per tile after its sums. Inlined, they were
-    // broadcasts that LLVM 21 hoists out of every loop and keeps in registers across the tap
-    // loops, where the accumulator tile needs them all: AVX2's 3 x 4 pointwise tile spilled four
-    // accumulators.
-    for (Func bounds : s.activation_bounds) bounds.compute_root();
-
+// The zero-padded f32 input a task reads, copied per task: by stride phase (general, row pairs),
+// in panels (pointwise), or as zeros and then the plane (depthwise).
+void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvPlan plan, const Halide::Var &task) {
+    const int lanes = target.lanes(Float(32));
+    const bool pointwise = plan == ConvPlan::pointwise;
     const std::vector<Var> copy_args = s.input_copy.args();
     s.input_copy.compute_at(s.output, task).vectorize(copy_args[0], lanes);
     if (pointwise) {
@@ -154,8 +169,16 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         plane.specialize(s.stride_x == 1).vectorize(plane_x, lanes);
         plane.specialize(s.stride_x == 2).split(plane_x, pair, phase, 2).unroll(phase).vectorize(pair, lanes);
     }
+}
 
-    // The accumulator tile: constant-size and fully unrolled, so it lives in registers.
+// The accumulator tile at the inner tile loop: constant-size and fully unrolled, so it lives in
+// registers. Returns the update over the taps.
+Stage schedule_accumulators(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile,
+                            const Halide::Var &tile_inner) {
+    const int lanes = target.lanes(Float(32));
+    const int tile_x = lanes * tile.x_vectors;
+    const std::vector<Var> args = s.output.args();
+    const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &g = args[4], &n = args[5];
     s.sum.compute_at(s.output, tile_inner)
         .bound_extent(x, tile_x)
         .bound_extent(y, tile.rows)
@@ -170,6 +193,13 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     const RVar &kx = s.taps[0], &ky = s.taps[1], &kz = s.taps[2], &tap_ci = s.taps[3];
     Stage taps = s.sum.update();
     taps.reorder(x, c, y, kx, ky, kz, tap_ci).vectorize(x, lanes).unroll(x).unroll(c).unroll(y);
+    return taps;
+}
+
+// The fast paths: each a loop nest of its own (the output and the taps specialized together), with
+// constant tap counts where the plan's windows allow.
+void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
+    const RVar &kx = s.taps[0], &ky = s.taps[1], &kz = s.taps[2], &tap_ci = s.taps[3];
     // Constant tap counts let the tap loops unroll, leaving the input-channel loop innermost: LLVM
     // keeps the accumulators in registers across a loop, but stores them after every iteration of
     // the loop around it.
@@ -229,6 +259,22 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
         specialize(dense && s.kernel_x == 7).unroll(kx);
         specialize(dense);
     }
+}
+
+}  // namespace
+
+void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan) {
+    const ConvTile &tile = plan_tile(target, plan);
+    if (target.gpu) return schedule_convolution_gpu(s, target, tile);
+    const OutputLoops loops = schedule_output(s, target, tile, plan);
+    // The activation bounds in memory, loaded per tile after its sums. Inlined, they were
+    // broadcasts that LLVM 21 hoists out of every loop and keeps in registers across the tap
+    // loops, where the accumulator tile needs them all: AVX2's 3 x 4 pointwise tile spilled four
+    // accumulators.
+    for (Func bounds : s.activation_bounds) bounds.compute_root();
+    schedule_input_copy(s, target, plan, loops.task);
+    Stage taps = schedule_accumulators(s, target, tile, loops.tile_inner);
+    specialize_fast_paths(s, plan, taps);
 }
 
 }  // namespace poolconv::schedules
