@@ -57,14 +57,21 @@ bool cpu_supports_isa(Isa isa) {
     return false;
 }
 
-constexpr Isa kGpuIsas[] = {Isa::cuda, Isa::opencl};
-
-// The paths of this architecture, most capable first (see POOLCONV_ISAS in cmake/).
+// This library's architecture, as kIsaTable names it.
 #if defined(__aarch64__)
-constexpr Isa kArchitectureIsas[] = {Isa::neon};
+constexpr IsaKind kArchitecture = IsaKind::aarch64;
 #else
-constexpr Isa kArchitectureIsas[] = {Isa::avx512, Isa::avx2, Isa::baseline};
+constexpr IsaKind kArchitecture = IsaKind::x86_64;
 #endif
+
+// The paths of kIsaTable of one kind, in its order.
+std::vector<Isa> isas_of(IsaKind kind) {
+    std::vector<Isa> isas;
+    for (const IsaInfo &info : kIsaTable) {
+        if (info.kind == kind) isas.push_back(info.isa);
+    }
+    return isas;
+}
 
 // POOLCONV_NUM_THREADS if set (an integer in [1, 1024]; anything else is an Error, not ignored),
 // else one per hardware thread.
@@ -85,7 +92,7 @@ int default_threads() {
 // Environment variable `variable` read as one of `choices` by name (anything else is an Error, not
 // ignored); the first choice when it is unset.
 template <typename Choice>
-Choice choice_from_env(const char *variable, std::initializer_list<Choice> choices, const char *(*name)(Choice)) {
+Choice choice_from_env(const char *variable, const std::vector<Choice> &choices, const char *(*name)(Choice)) {
     const char *env = std::getenv(variable);
     if (!env) return *choices.begin();
     std::string names;
@@ -145,15 +152,16 @@ namespace {
 // ones, or a path of another architecture or a GPU) the best there is.
 Isa choose_cpu_isa(Isa requested) {
     auto usable = [](Isa isa) { return cpu_supports_isa(isa) && detail::kernels_built_for(static_cast<int>(isa)); };
+    const std::vector<Isa> paths = architecture_isas();
     bool allowed = requested == Isa::best;
-    for (Isa isa : kArchitectureIsas) {
+    for (Isa isa : paths) {
         allowed = allowed || isa == requested;
         if (allowed && usable(isa)) return isa;
     }
-    for (Isa isa : kArchitectureIsas) {
+    for (Isa isa : paths) {
         if (usable(isa)) return isa;
     }
-    return kArchitectureIsas[std::size(kArchitectureIsas) - 1];
+    return paths.back();
 }
 
 }  // namespace
@@ -168,11 +176,11 @@ Isa active_isa() {
     return choose_cpu_isa(requested);
 }
 
-std::vector<Isa> architecture_isas() { return {std::begin(kArchitectureIsas), std::end(kArchitectureIsas)}; }
+std::vector<Isa> architecture_isas() { return isas_of(kArchitecture); }
 
 std::vector<Isa> built_isas() {
     std::vector<Isa> isas;
-    for (const auto &list : {architecture_isas(), std::vector<Isa>(std::begin(kGpuIsas), std::end(kGpuIsas))}) {
+    for (const auto &list : {architecture_isas(), isas_of(IsaKind::gpu)}) {
         for (Isa isa : list) {
             if (detail::kernels_built_for(static_cast<int>(isa))) isas.push_back(isa);
         }
@@ -181,14 +189,8 @@ std::vector<Isa> built_isas() {
 }
 
 const char *isa_name(Isa isa) {
-    switch (isa) {
-    case Isa::best: return "best";
-    case Isa::avx512: return "avx512";
-    case Isa::avx2: return "avx2";
-    case Isa::baseline: return "baseline";
-    case Isa::neon: return "neon";
-    case Isa::cuda: return "cuda";
-    case Isa::opencl: return "opencl";
+    for (const IsaInfo &info : kIsaTable) {
+        if (info.isa == isa) return info.name;
     }
     return "unknown";
 }
@@ -201,9 +203,9 @@ void ensure_runtime_ready() {
     static std::once_flag once;
     std::call_once(once, [] {
         halide_set_error_handler(capture_halide_error);
-        g_requested_isa = choice_from_env(
-            "POOLCONV_ISA", {Isa::best, Isa::avx512, Isa::avx2, Isa::baseline, Isa::neon, Isa::cuda, Isa::opencl},
-            isa_name);
+        std::vector<Isa> isas;
+        for (const IsaInfo &info : kIsaTable) isas.push_back(info.isa);
+        g_requested_isa = choice_from_env("POOLCONV_ISA", isas, isa_name);
         g_schedule_author = choice_from_env(
             "POOLCONV_SCHEDULE_AUTHOR",
             {ScheduleAuthor::poolconv, ScheduleAuthor::adams2019, ScheduleAuthor::mullapudi2016}, schedule_author_name);
@@ -212,7 +214,12 @@ void ensure_runtime_ready() {
     });
 }
 
-bool is_gpu_isa(Isa isa) { return isa == Isa::cuda || isa == Isa::opencl; }
+bool is_gpu_isa(Isa isa) {
+    for (const IsaInfo &info : kIsaTable) {
+        if (info.isa == isa) return info.kind == IsaKind::gpu;
+    }
+    return false;
+}
 
 // An autoscheduler's kernels were planned for the avx2 path: they run there or nowhere.
 std::string author_unavailable(ScheduleAuthor author) {

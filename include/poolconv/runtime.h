@@ -26,6 +26,22 @@ int num_threads();
 // driver) is found, and a call whose types have no GPU kernel (bf16, f64; f16 on OpenCL) runs on
 // the `best` CPU path. Tensors already in GPU memory need no set_isa: see below.
 enum class Isa { best, avx512, avx2, baseline, neon, cuda, opencl };
+
+// Every Isa with its name (as POOLCONV_ISA, and POOLCONV_ISAS at build time, spell it) and the
+// machines it is a path on; the CPU paths of an architecture in the order `best` tries them, most
+// capable first. A new x86 path is a row here (and its enum value) and an entry in POOLCONV_ISAS.
+enum class IsaKind { any, x86_64, aarch64, gpu };
+struct IsaInfo {
+    Isa isa;
+    const char *name;
+    IsaKind kind;
+};
+inline constexpr IsaInfo kIsaTable[] = {
+    {Isa::best, "best", IsaKind::any},          {Isa::avx512, "avx512", IsaKind::x86_64},
+    {Isa::avx2, "avx2", IsaKind::x86_64},       {Isa::baseline, "baseline", IsaKind::x86_64},
+    {Isa::neon, "neon", IsaKind::aarch64},      {Isa::cuda, "cuda", IsaKind::gpu},
+    {Isa::opencl, "opencl", IsaKind::gpu},
+};
 void set_isa(Isa isa);
 // The path a kernel call would take now on this machine (never `best`).
 Isa active_isa();
