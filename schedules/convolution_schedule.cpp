@@ -223,8 +223,11 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
         // one of a few input rows, which the tile's output rows share (with runtime dilations
         // and strides each tap had an address of its own, which LLVM spilled, and nothing was
         // shared).
-        const Expr unit_taps =
-            dense && row_pair_window(s.kernel_x, s.kernel_y, s.stride_x, s.stride_y, s.dilation_x, s.dilation_y);
+        // (stride_y == stride stated as well: Halide substitutes a parameter's constant from a
+        // condition `param == constant`, not from `stride_x == stride_y`, and the taps' offsets
+        // must be constants.)
+        const Expr unit_taps = dense && s.stride_y == stride &&
+                               row_pair_window(s.kernel_x, s.kernel_y, s.stride_x, s.stride_y, s.dilation_x, s.dilation_y);
         if (plan == ConvPlan::depthwise_1d) {
             // One output row: the windows that matter are 1-D, and only the 3-tap one unrolls
             // (longer ones, up to Conformer's 31 taps, loop over kx; 2-D windows over kx and ky).
