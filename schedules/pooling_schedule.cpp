@@ -128,7 +128,11 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     partial.update().vectorize(lane);
     // The runtime always passes one row (y and z windows of 1 tap) with dilation 1: saying so
     // for the whole output makes the row loads dense and leaves one loop per plane.
-    s.output.specialize(s.kernel[1] == 1 && s.kernel[2] == 1 && s.dilation[0] == 1);
+    const Expr one_row = s.kernel[1] == 1 && s.kernel[2] == 1 && s.dilation[0] == 1;
+    // Rows of at least one vector (P8's 49): the partial sums then fill every lane, and their
+    // final addition is a vector reduction; with fewer taps the lanes used are a run-time count.
+    s.output.specialize(one_row && s.kernel[0] >= lanes);
+    s.output.specialize(one_row);
 }
 
 }  // namespace poolconv::schedules
