@@ -6,8 +6,8 @@
 // The channel axis C of a tensor is seen as (group g, channel within the group): a grouped
 // convolution is then G independent convolutions side by side, and depthwise is the case of one
 // channel per group. The runtime resolves auto_pad, packs the weights and bias (f32, output
-// channels padded to a multiple of kOutputChannelBlock, in runs of kPackedChannels: see
-// schedules/conv_packing.h) and views 1-D and 2-D convolution as 3-D with extent-1 axes (and, for
+// channels padded to a multiple of kOutputChannelBlock, in runs of kPackedChannels, in the
+// arithmetic type: see schedules/conv_packing.h) and views 1-D and 2-D convolution as 3-D with extent-1 axes (and, for
 // the pointwise variant, a dense 1x1 stride-1 convolution's planes as one x axis). The loop
 // structure is in schedules/convolution_schedule.cpp.
 #include <limits>
@@ -51,7 +51,8 @@ static std::map<std::string, ConvPlan> conv_plan_names() {
 
 class Convolution : public ScheduledGenerator<Convolution> {
 public:
-    // Element type of input and output; the arithmetic is f32 whatever it is.
+    // Element type of input and output. The arithmetic (and the packed weights and bias) is f32,
+    // or f64 for f64 data (ONNX and PyTorch compute double convolutions in double).
     GeneratorParam<Type> data_type{"data_type", Float(32)};
     // Which convolutions the kernel is built for (schedules/conv_plan.h, where the runtime's rule
     // for choosing among them is too):
@@ -71,11 +72,13 @@ public:
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
-    // Packed weights (co % kPackedChannels, kx, ky, kz, ci, co / kPackedChannels, g), f32. The
-    // channel extent may exceed the output's (padding channels, zero): tiles read whole runs.
-    Input<Buffer<float, 7>> weights{"weights"};
-    // Packed bias (co, g), f32, padded like the weights' co axis (zeros when there is no bias).
-    Input<Buffer<float, 2>> bias{"bias"};
+    // Packed weights (co % kPackedChannels, kx, ky, kz, ci, co / kPackedChannels, g), in the
+    // arithmetic type. The channel extent may exceed the output's (padding channels, zero): tiles
+    // read whole runs.
+    Input<Buffer<void, 7>> weights{"weights"};
+    // Packed bias (co, g), in the arithmetic type, padded like the weights' co axis (zeros when
+    // there is no bias).
+    Input<Buffer<void, 2>> bias{"bias"};
     // Per spatial axis (0 = x, 1 = y, 2 = z): >= 1 except pad_begin >= 0. The kernel size is the
     // weights' extent.
     Input<int[3]> stride{"stride"};
@@ -90,9 +93,14 @@ public:
     // (x, y, z, co, g, n), type data_type.
     Output<Buffer<void, 6>> output{"output"};
 
+    // The arithmetic type: f32 holds every f16 and bf16 value exactly; f64 stays f64.
+    Type arithmetic_type() const { return Type(data_type) == Float(64) ? Float(64) : Float(32); }
+
     void configure() {
         input.set_type(data_type);
         output.set_type(data_type);
+        weights.set_type(arithmetic_type());
+        bias.set_type(arithmetic_type());
     }
 
     void generate() {
@@ -103,11 +111,14 @@ public:
         const bool pointwise = kernel_plan == ConvPlan::pointwise;
         const bool any_depthwise = depthwise || depthwise_1d;
         // ---- Algorithm ----
-        // The input in f32, zero outside [0, extent) along x, y and z.
+        // The input in the arithmetic type, zero outside [0, extent) along x, y and z. (The stage
+        // keeps its historical name, which the checked-in f32 schedules refer to.)
+        const Type arithmetic = arithmetic_type();
+        const Expr zero = cast(arithmetic, 0);
         Func input_f32("input_f32");
-        input_f32(x, y, z, c, g, n) = cast<float>(input(x, y, z, c, g, n));
+        input_f32(x, y, z, c, g, n) = cast(arithmetic, input(x, y, z, c, g, n));
         Func padded = BoundaryConditions::constant_exterior(
-            input_f32, 0.0f, {{0, input.dim(0).extent()}, {0, input.dim(1).extent()}, {0, input.dim(2).extent()}});
+            input_f32, zero, {{0, input.dim(0).extent()}, {0, input.dim(1).extent()}, {0, input.dim(2).extent()}});
 
         // Taps: kernel position (kx, ky, kz) and input channel ci of the group, kx innermost.
         RDom taps({{0, weights.dim(1).extent()}, {0, weights.dim(2).extent()}, {0, weights.dim(3).extent()},
@@ -131,9 +142,9 @@ public:
             // each row's first and last vectors were gathers of clamped columns. GPU kernels keep
             // the one-line definition below: their schedule stages it block by block.
             Func depth_padded = BoundaryConditions::constant_exterior(
-                input_f32, 0.0f, {{Expr(), Expr()}, {Expr(), Expr()}, {0, input.dim(2).extent()}});
+                input_f32, zero, {{Expr(), Expr()}, {Expr(), Expr()}, {0, input.dim(2).extent()}});
             plane = RDom({{0, input.dim(0).extent()}, {0, input.dim(1).extent()}}, "plane");
-            phased(q, r, y, z, c, g, n) = 0.0f;
+            phased(q, r, y, z, c, g, n) = zero;
             phased(plane.x / stride_x, plane.x % stride_x, plane.y, z, c, g, n) =
                 depth_padded(plane.x, plane.y, z, c, g, n);
         } else {
@@ -150,10 +161,10 @@ public:
         // The panel width is our schedule's tile width; pipelines others schedule (autoschedulers
         // now, or their checked-in results, planned on this same algorithm), which may target a
         // machine with no TargetParams table, use one vector.
-        int panel_width = natural_vector_size(Float(32));
+        int panel_width = natural_vector_size(arithmetic);
         if (!scheduled_elsewhere()) {
             const schedules::TargetParams tile_target = schedules::target_params(get_target());
-            panel_width = tile_target.lanes(Float(32)) * tile_target.pointwise_tile.x_vectors;
+            panel_width = tile_target.lanes(arithmetic) * tile_target.pointwise_tile.x_vectors;
         }
         Func panel("panel");
         Var panel_x("panel_x"), panel_index("panel_index");
@@ -180,10 +191,10 @@ public:
         // store them, and a tile loads its channels' bounds after its sums instead of keeping
         // them in registers (schedules/convolution_schedule.cpp). Without activation they are
         // -inf and inf, which leave every value (NaN too) as it is.
-        const float inf = std::numeric_limits<float>::infinity();
+        const Expr inf = cast(arithmetic, std::numeric_limits<float>::infinity());
         Func activation_min("activation_min"), activation_max("activation_max");
-        activation_min(c, g) = select(clamp_output, clamp_min, -inf);
-        activation_max(c, g) = select(clamp_output, clamp_max, inf);
+        activation_min(c, g) = select(clamp_output, cast(arithmetic, clamp_min), -inf);
+        activation_max(c, g) = select(clamp_output, cast(arithmetic, clamp_max), inf);
         Expr v = sum(x, y, z, c, g, n);
         Expr lo = activation_min(c, g), hi = activation_max(c, g);
         Expr activated = strict_float(select(v < lo, lo, select(v > hi, hi, v)));

@@ -14,7 +14,7 @@ namespace poolconv::generators {
 using namespace Halide;
 
 // Values are compared and summed in f32 when the data type is a 16-bit float: x86 and most ARM
-// cores have no f16 arithmetic, and f32 holds every f16/bf16 value exactly.
+// cores have no f16 arithmetic, and f32 holds every f16/bf16 value exactly. f64 stays f64.
 static Type work_type(const Type &t) {
     return (t.is_float() && t.bits() < 32) ? Float(32) : t;
 }
@@ -196,14 +196,17 @@ public:
 
     void generate() {
         // ---- Algorithm ----
-        // Values are summed in f32; padding holds 0. Global pooling has no padding (the
-        // runtime guarantees it): its taps read the input itself.
-        auto to_f32 = [](const Expr &v) { return cast<float>(v); };
+        // Values are summed in the work type (f32, or f64 for f64 data); padding holds 0. Global
+        // pooling has no padding (the runtime guarantees it): its taps read the input itself.
+        // (The stage keeps its historical name, which the checked-in f32 schedules refer to.)
+        const Type work = work_type(data_type());
+        const Expr zero = cast(work, 0);
+        auto to_work = [&](const Expr &v) { return cast(work, v); };
         Func in("input_f32");
         if (global) {
-            in(x, y, z, c, n) = to_f32(input(x, y, z, c, n));
+            in(x, y, z, c, n) = to_work(input(x, y, z, c, n));
         } else {
-            in = padded_input(to_f32, 0.0f);
+            in = padded_input(to_work, zero);
         }
 
         // The window sum, one axis at a time; padding adds 0.
@@ -214,7 +217,7 @@ public:
             Expr i = tap(a, coord[a], taps[a]);
             std::vector<Expr> at = {x, y, z, c, n};
             at[a] = i;
-            along[a](x, y, z, c, n) = 0.0f;
+            along[a](x, y, z, c, n) = zero;
             if (a == 0) {
                 along[a](x, y, z, c, n) += in(at);
             } else {
@@ -229,7 +232,7 @@ public:
 
         // A window that counts no tap (exclude-pad, all padding) averages to 0.
         Expr sum = along[kSpatialAxes - 1](x, y, z, c, n);
-        output(x, y, z, c, n) = cast(data_type(), select(count > 0, sum / cast<float>(max(count, 1)), 0.0f));
+        output(x, y, z, c, n) = cast(data_type(), select(count > 0, sum / cast(work, max(count, 1)), zero));
 
         // ---- Estimates (autoschedulers) ----
         if (global) {
@@ -263,9 +266,9 @@ public:
         schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         stages.axis_tables = {counted[0], counted[1], counted[2]};
         if (global) {
-            schedules::schedule_global_pooling(stages, target_params(), Float(32));
+            schedules::schedule_global_pooling(stages, target_params(), work);
         } else {
-            schedules::schedule_pooling(stages, target_params(), Float(32), 4);
+            schedules::schedule_pooling(stages, target_params(), work, work.bytes());
         }
     }
 

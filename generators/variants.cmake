@@ -29,13 +29,13 @@ set(POOLCONV_KERNELS
     "max_pool_{type} max_pool f32,f16,bf16,f64,i8,u8"
     "max_pool_{type}_indices_i32 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=32"
     "max_pool_{type}_indices_i64 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=64"
-    "avg_pool_{type} avg_pool f32,f16,bf16"
-    "global_avg_pool_{type} avg_pool_global f32,f16,bf16"
-    "conv_{type} convolution f32,f16,bf16"
-    "conv_{type}_depthwise convolution_depthwise f32,f16,bf16"
-    "conv_{type}_depthwise_1d convolution_depthwise_1d f32,f16,bf16"
-    "conv_{type}_pointwise convolution_pointwise f32,f16,bf16"
-    "conv_{type}_row_pairs convolution f32,f16,bf16 plan=row_pairs")
+    "avg_pool_{type} avg_pool f32,f16,bf16,f64"
+    "global_avg_pool_{type} avg_pool_global f32,f16,bf16,f64"
+    "conv_{type} convolution f32,f16,bf16,f64"
+    "conv_{type}_depthwise convolution_depthwise f32,f16,bf16,f64"
+    "conv_{type}_depthwise_1d convolution_depthwise_1d f32,f16,bf16,f64"
+    "conv_{type}_pointwise convolution_pointwise f32,f16,bf16,f64"
+    "conv_{type}_row_pairs convolution f32,f16,bf16,f64 plan=row_pairs")
 
 # Convolution plans built for CPUs only: on GPUs the general and depthwise plans serve those
 # convolutions too (the runtime takes a plan where its kernel exists: schedules/conv_plan.h).

@@ -28,8 +28,13 @@ namespace detail {
 // Each GPU path gets a device copy on its first call, kept until the last copy goes.
 struct PackedWeights {
     int64_t out_block = 0;     // output channels per group, padded to the kernels' block
-    std::vector<float> weights;  // (g, co run, ci, kz, ky, kx, co in run): see conv_packing.h
-    std::vector<float> bias;     // (g, co), out_block per group; zeros without a bias
+    // The kernels' arithmetic type: f32 (for f32, f16 and bf16 convolutions, which it holds
+    // exactly) or f64. The arrays hold elements of it, as doubles for f64 and floats otherwise.
+    DType type = DType::f32;
+    std::vector<float> weights, bias;
+    std::vector<double> weights_f64, bias_f64;
+    // Weights (g, co run, ci, kz, ky, kx, co in run): see conv_packing.h. Bias (g, co), out_block
+    // per group; zeros without a bias.
     // Halide dimensions, innermost first: weights (co in run, kx, ky, kz, ci, co run, g), bias (co, g).
     std::vector<halide_dimension_t> weights_dims, bias_dims;
 
@@ -43,7 +48,7 @@ struct PackedWeights {
         const int slot = isa == Isa::cuda ? 0 : 1;
         std::lock_guard<std::mutex> lock(device_mutex);
         if (!device[slot][0]) {
-            std::unique_ptr<KernelBuffer> copies[2] = {view(weights, weights_dims), view(bias, bias_dims)};
+            std::unique_ptr<KernelBuffer> copies[2] = {view(weights_data(), weights_dims), view(bias_data(), bias_dims)};
             for (std::unique_ptr<KernelBuffer> &b : copies) {
                 const int status = halide_copy_to_device(nullptr, b->get(), device_interface(isa));
                 if (status != 0) throw_kernel_failure("convolution: weights upload", status);
@@ -54,16 +59,30 @@ struct PackedWeights {
         return {device[slot][0]->get(), device[slot][1]->get()};
     }
 
+    // Sizes the arrays for `weight_count` weights and `bias_count` bias elements, all zero.
+    void allocate(std::size_t weight_count, std::size_t bias_count) {
+        if (type == DType::f64) {
+            weights_f64.assign(weight_count, 0.0), bias_f64.assign(bias_count, 0.0);
+        } else {
+            weights.assign(weight_count, 0.0f), bias.assign(bias_count, 0.0f);
+        }
+    }
+    void set_weight(std::size_t i, double v) { type == DType::f64 ? void(weights_f64[i] = v) : void(weights[i] = float(v)); }
+    void set_bias(std::size_t i, double v) { type == DType::f64 ? void(bias_f64[i] = v) : void(bias[i] = float(v)); }
+
     // Makes the host views; call once the arrays and dimensions are final.
     void finish() {
-        host[0] = view(weights, weights_dims);
-        host[1] = view(bias, bias_dims);
+        host[0] = view(weights_data(), weights_dims);
+        host[1] = view(bias_data(), bias_dims);
     }
 
 private:
+    const void *weights_data() const { return type == DType::f64 ? static_cast<const void *>(weights_f64.data()) : weights.data(); }
+    const void *bias_data() const { return type == DType::f64 ? static_cast<const void *>(bias_f64.data()) : bias.data(); }
+
     // const_cast: the kernels only read weights and bias.
-    static std::unique_ptr<KernelBuffer> view(const std::vector<float> &data, const std::vector<halide_dimension_t> &dims) {
-        return std::make_unique<KernelBuffer>(const_cast<float *>(data.data()), dims);
+    std::unique_ptr<KernelBuffer> view(const void *data, const std::vector<halide_dimension_t> &dims) const {
+        return std::make_unique<KernelBuffer>(const_cast<void *>(data), type, dims);
     }
 
     std::unique_ptr<KernelBuffer> host[2];  // [weights, bias]
@@ -144,8 +163,13 @@ ConvGeometry conv_geometry(const std::vector<int64_t> &input_shape, const Resolv
     return g;
 }
 
-// One weights/bias element as f32 (exact for every supported type).
-float element_as_float(DType dtype, const void *p) {
+// One weights/bias element as a double (exact for every supported type).
+double element_as_double(DType dtype, const void *p) {
+    if (dtype == DType::f64) {
+        double v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
     if (dtype == DType::f32) {
         float v;
         std::memcpy(&v, p, sizeof v);
@@ -191,7 +215,8 @@ std::optional<TensorView> merge_spatial(const TensorView &t) {
 }
 
 // The weights and bias packed as the kernels read them: (g, co run, ci, kz, ky, kx, co in run),
-// out_block output channels per group in runs of kPackedChannels, f32 (schedules/conv_packing.h).
+// out_block output channels per group in runs of kPackedChannels, in the kernels' arithmetic type
+// (f64 for f64, else f32: schedules/conv_packing.h).
 // `weights` and `bias` are checked already; `w` is their ONNX-form shape and group count.
 std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weights, const TensorView *bias,
                                                           const ResolvedWeights &w, WeightsLayout layout) {
@@ -199,6 +224,7 @@ std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weig
     const int64_t group = w.group, out_channels = w.shape[0];
     const int64_t out_per_group = out_channels / group, in_per_group = w.shape[1];
     auto packed = std::make_shared<detail::PackedWeights>();
+    packed->type = dtype == DType::f64 ? DType::f64 : DType::f32;
     const int64_t ob = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
     packed->out_block = ob;
     int64_t taps = 1;  // kernel elements
@@ -209,8 +235,7 @@ std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weig
         throw Error(std::string(kOp) + ": packed weights would have " + str(packed_count) +
                     " elements; kernels take at most 2^31-1");
     }
-    packed->weights.assign(static_cast<std::size_t>(packed_count), 0.0f);
-    packed->bias.assign(static_cast<std::size_t>(group * ob), 0.0f);
+    packed->allocate(static_cast<std::size_t>(packed_count), static_cast<std::size_t>(group * ob));
     // Kernel extents in Halide axis order (x = W, y = H, z = D); all fit in int32 (packed_count does).
     int32_t kernel[3] = {1, 1, 1};
     const std::size_t spatial = w.shape.size() - 2;
@@ -250,15 +275,15 @@ std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weig
                     rest /= weights.shape[k0 + d];
                 }
                 const int64_t packed_index = g * group_size + (cog / run) * run_size + (ci * taps + t) * run + cog % run;
-                packed->weights[static_cast<std::size_t>(packed_index)] =
-                    element_as_float(dtype, base + static_cast<std::size_t>(offset) * size);
+                packed->set_weight(static_cast<std::size_t>(packed_index),
+                                   element_as_double(dtype, base + static_cast<std::size_t>(offset) * size));
             }
         }
         if (bias) {
             const auto *b = static_cast<const unsigned char *>(bias->data);
             const int64_t stride = bias->effective_strides()[0];
-            packed->bias[static_cast<std::size_t>(g * ob + cog)] =
-                element_as_float(dtype, b + static_cast<std::size_t>(co * stride) * size);
+            packed->set_bias(static_cast<std::size_t>(g * ob + cog),
+                             element_as_double(dtype, b + static_cast<std::size_t>(co * stride) * size));
         }
     }
     packed->finish();
@@ -286,8 +311,8 @@ ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std
 PreparedConvolution::PreparedConvolution(const TensorView &weights, const TensorView *bias, const ConvAttributes &a)
     : dtype_(weights.dtype), attributes_(a) {
     detail::ensure_runtime_ready();
-    if (dtype_ != DType::f32 && dtype_ != DType::f16 && dtype_ != DType::bf16) {
-        throw Error(std::string(kOp) + ": weights dtype " + dtype_name(dtype_) + " is not supported (f32, f16, bf16)");
+    if (dtype_ != DType::f32 && dtype_ != DType::f16 && dtype_ != DType::bf16 && dtype_ != DType::f64) {
+        throw Error(std::string(kOp) + ": weights dtype " + dtype_name(dtype_) + " is not supported (f32, f16, bf16, f64)");
     }
     for (const TensorView *t : {&weights, bias}) {
         if (t && t->memory != Memory::host) {

@@ -69,13 +69,13 @@ void KernelBuffer::wrap_device(const TensorView &view) {
     memory_ = view.memory;
 }
 
-KernelBuffer::KernelBuffer(float *data, const std::vector<halide_dimension_t> &dims) {
+KernelBuffer::KernelBuffer(void *data, DType dtype, const std::vector<halide_dimension_t> &dims) {
     if (dims.size() > kMaxDims) throw Error("internal: a kernel buffer of " + std::to_string(dims.size()) + " dimensions");
     int d = 0;
     for (const halide_dimension_t &dim : dims) dims_[d++] = dim;
     buffer_.host = reinterpret_cast<uint8_t *>(data);
     buffer_.flags = halide_buffer_flag_host_dirty;
-    buffer_.type = halide_type_t(halide_type_float, 32);
+    buffer_.type = halide_type_of(dtype);
     buffer_.dimensions = d;
     buffer_.dim = dims_;
 }

@@ -26,8 +26,8 @@ public:
     // A convolution tensor: 6-D (x, y, z, c, g, n), its C axis seen as `groups` groups of C / groups
     // channels.
     KernelBuffer(const TensorView &view, int64_t groups);
-    // An f32 array with these dimensions (innermost first), e.g. packed weights.
-    KernelBuffer(float *data, const std::vector<halide_dimension_t> &dims);
+    // An array of `dtype` elements with these dimensions (innermost first), e.g. packed weights.
+    KernelBuffer(void *data, DType dtype, const std::vector<halide_dimension_t> &dims);
     KernelBuffer(const KernelBuffer &) = delete;
     KernelBuffer &operator=(const KernelBuffer &) = delete;
     // Frees the device copy a GPU kernel made of this buffer, if any (a wrapped device tensor is

@@ -182,7 +182,7 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
 
 void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAttributes &attributes) {
     const char *op = "avg_pool";
-    PreparedPool p = prepare_pool(op, input, output, attributes, {DType::f32, DType::f16, DType::bf16});
+    PreparedPool p = prepare_pool(op, input, output, attributes, {DType::f32, DType::f16, DType::bf16, DType::f64});
     const detail::CallPath path = detail::call_path(op, {{"input", &input}, {"output", &output}});
     if (p.empty) return;
 

@@ -4,8 +4,8 @@
 //   output:  for z / for n, g, row tiles, x chunk (one parallel task each; a chunk is up to 8
 //            tiles wide, and a task one row of tiles or, on planes of many chunks, a few;
 //            depthwise: one task per channel plane)
-//              the zero-padded f32 input the task reads (every input channel of the group, the
-//              rows its windows cover) is copied into a scratch buffer, so taps are plain loads
+//              the zero-padded input the task reads, in the arithmetic type (every input channel
+//              of the group, the rows its windows cover), is copied into a scratch buffer, so taps are plain loads
 //              with no border tests; the copy stores each row's columns by stride phase
 //              (`phased` in the generator), so a row of outputs reads dense vectors at any stride
 //              (depthwise: zeros, then the whole plane, dense for strides 1 and 2; other strides
@@ -72,7 +72,7 @@ struct OutputLoops {
 // pixels; depthwise: a whole plane), then tiles of `tile` (x vectors x channels x rows).
 OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile, ConvPlan plan) {
     const bool pointwise = plan == ConvPlan::pointwise;
-    const int lanes = target.lanes(Float(32));
+    const int lanes = target.lanes(s.sum.type());
     const int tile_x = lanes * tile.x_vectors;
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
     // (bounds inference cannot see that the guarded tiles of a short row stop early). Pointwise
@@ -132,10 +132,10 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
     return {task, tile_inner};
 }
 
-// The zero-padded f32 input a task reads, copied per task: by stride phase (general, row pairs),
-// in panels (pointwise), or as zeros and then the plane (depthwise).
+// The zero-padded input a task reads, in the sum's type, copied per task: by stride phase
+// (general, row pairs), in panels (pointwise), or as zeros and then the plane (depthwise).
 void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvPlan plan, const Halide::Var &task) {
-    const int lanes = target.lanes(Float(32));
+    const int lanes = target.lanes(s.sum.type());
     const bool pointwise = plan == ConvPlan::pointwise;
     const std::vector<Var> copy_args = s.input_copy.args();
     s.input_copy.compute_at(s.output, task).vectorize(copy_args[0], lanes);
@@ -175,7 +175,7 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
 // registers. Returns the update over the taps.
 Stage schedule_accumulators(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile,
                             const Halide::Var &tile_inner) {
-    const int lanes = target.lanes(Float(32));
+    const int lanes = target.lanes(s.sum.type());
     const int tile_x = lanes * tile.x_vectors;
     const std::vector<Var> args = s.output.args();
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &g = args[4], &n = args[5];

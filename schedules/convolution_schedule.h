@@ -13,9 +13,9 @@ namespace poolconv::schedules {
 // The Funcs of the convolution pipeline, as the generator defined them.
 struct ConvolutionStages {
     Halide::Func output;              // (x, y, z, c, g, n): the activation of `sum`, in the data type
-    Halide::Func sum;                 // (x, y, z, c, g, n): bias, then += over `taps`, f32
+    Halide::Func sum;                 // (x, y, z, c, g, n): bias, then += over `taps`, f32 (f64 data: f64)
     std::vector<Halide::Func> activation_bounds;  // (c, g): the fused activation's min and max
-    // The input in f32 (zero outside it) as the taps read it: for pointwise plans in panels
+    // The input in the sum's type (zero outside it) as the taps read it: for pointwise plans in panels
     // (panel_x, ci, panel, g, n) with x = panel * tile width + panel_x, else by stride phase
     // (q, r, y, z, ci, g, n) with x = q * stride_x + r.
     Halide::Func input_copy;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,7 @@
 
 #include "cli/npy.h"
 #include "reference/reference_convolution.h"
+#include "reference/reference_pooling.h"
 
 extern char **environ;
 
@@ -491,6 +493,60 @@ TEST_F(CliTest, ConvMatchesTheReference) {
         std::memcpy(&h, &yh.bytes[2 * i], 2);
         ASSERT_EQ(from_half(h), expected[i]) << "element " << i;
     }
+}
+
+// f64 avgpool and conv: float64 files in, float64 out, equal to the reference (which sums in double)
+// to within double rounding; values with no short binary form, so sums in f32, or weights kept in
+// f32, would differ by some 1e-7 and fail.
+TEST_F(CliTest, F64AvgPoolAndConvMatchTheReference) {
+    const std::vector<int64_t> x_shape = {1, 4, 6, 7}, w_shape = {4, 2, 3, 3};
+    std::vector<double> x(1 * 4 * 6 * 7), wt(4 * 2 * 3 * 3), b(4);
+    for (std::size_t i = 0; i < x.size(); i++) x[i] = std::sin(0.7 * static_cast<double>(i) + 0.1) * 3.0;
+    for (std::size_t i = 0; i < wt.size(); i++) wt[i] = std::cos(1.3 * static_cast<double>(i)) / 3.0;
+    for (std::size_t i = 0; i < b.size(); i++) b[i] = 0.1 * static_cast<double>(i) - 0.15;
+    npy::save(w("x64.npy"), DType::f64, x_shape, x.data());
+    npy::save(w("w64.npy"), DType::f64, w_shape, wt.data());
+    npy::save(w("b64.npy"), DType::f64, {4}, b.data());
+    auto load_f64 = [&](const std::string &name, const std::vector<int64_t> &shape) {
+        const npy::Array a = npy::load(w(name));
+        EXPECT_EQ(a.dtype, DType::f64);
+        EXPECT_EQ(a.shape, shape);
+        std::vector<double> v(a.bytes.size() / 8);
+        if (!v.empty()) std::memcpy(v.data(), a.bytes.data(), a.bytes.size());
+        return v;
+    };
+    auto expect_close = [](const std::vector<double> &got, const std::vector<double> &want) {
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); i++) EXPECT_NEAR(got[i], want[i], 1e-13) << "element " << i;
+    };
+
+    run_ok({"avgpool", "-i", w("x64.npy"), "-o", w("ya.npy"), "--kernel", "3,2", "--strides", "2,2", "--pads-begin",
+            "1,1", "--pads-end", "1,0", "--include-pad"});
+    poolconv::AvgPoolAttributes pa;
+    pa.kernel = {3, 2};
+    pa.strides = {2, 2};
+    pa.pads_begin = {1, 1};
+    pa.pads_end = {1, 0};
+    pa.pad_mode = poolconv::AvgPadMode::include_pad;
+    const std::vector<int64_t> ya_shape = poolconv::infer_pool_shape(x_shape, pa).output_shape;
+    std::vector<double> want_a(static_cast<std::size_t>(TensorView{DType::f64, ya_shape, {}, nullptr}.element_count()));
+    reference::avg_pool(TensorView::dense(DType::f64, x_shape, x.data()), TensorView::dense(DType::f64, ya_shape, want_a.data()),
+                        pa);
+    expect_close(load_f64("ya.npy", ya_shape), want_a);
+
+    run_ok({"conv", "-i", w("x64.npy"), "-w", w("w64.npy"), "-b", w("b64.npy"), "-o", w("yc.npy"), "--group", "2",
+            "--pads-begin", "1,1", "--pads-end", "1,1", "--activation", "relu6"});
+    ConvAttributes ca;
+    ca.group = 2;
+    ca.pads_begin = {1, 1};
+    ca.pads_end = {1, 1};
+    ca.activation = Activation::relu6;
+    const std::vector<int64_t> yc_shape = {1, 4, 6, 7};
+    std::vector<double> want_c(1 * 4 * 6 * 7);
+    const TensorView bias = TensorView::dense(DType::f64, {4}, b.data());
+    reference::convolution(TensorView::dense(DType::f64, x_shape, x.data()), TensorView::dense(DType::f64, w_shape, wt.data()),
+                           &bias, TensorView::dense(DType::f64, yc_shape, want_c.data()), ca);
+    expect_close(load_f64("yc.npy", yc_shape), want_c);
 }
 
 // --- help and version ---

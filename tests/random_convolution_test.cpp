@@ -2,7 +2,7 @@
 // configurations (ranks 3-5, batch > 1, groups, depthwise, channel multipliers, output channel
 // counts around the packing block of 16, odd and wide sizes, strides 1-4, dilations 1-3,
 // asymmetric pads, every auto_pad, bias or none, every activation, both weights layouts, f32/f16/
-// bf16, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
+// bf16/f64, dense and strided views; 1x1 stride-1 cases for the pointwise kernels), each instruction set
 // forced in turn. The runtime picks the kernels (KernelChoice below checks its choice): depthwise
 // cases run on the depthwise kernels (1-D depthwise kernels where the output is one row high),
 // dense 1x1 stride-1 unpadded ones on the pointwise kernels, undilated 3x3(xk) cases with equal x
@@ -13,8 +13,9 @@
 //   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
 //     9 and every sum stays far below 2^20, so the kernels' f32 sums are exact in any order, and
 //     f16/bf16 outputs are one rounding of the exact value, as in the reference.
-//   - uniform data (f32 only): |got - expected| <= 1e-5 * (taps per output) * max|x| * max|w|: each
-//     f32 addition errs by at most 2^-24 of a partial sum bounded by that product.
+//   - uniform data (f32 and f64): |got - expected| <= 1e-5 * (taps per output) * max|x| * max|w|: each
+//     f32 addition errs by at most 2^-24 of a partial sum bounded by that product; for f64 1e-14
+//     (2^-53), which an f32 sum, or weights packed in f32, would miss by orders of magnitude.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -158,14 +159,14 @@ using RandomConvolution = test::IsaTest;
 void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernels::any) {
     Rng rng(seed);
     test::FailureBudget budget;
-    const DType types[] = {DType::f32, DType::f16, DType::bf16};
+    const DType types[] = {DType::f32, DType::f16, DType::bf16, DType::f64};
     for (int it = 0; it < iterations; it++) {
         const int rank = kernels == Kernels::large_planes   ? 4
                          : kernels == Kernels::depthwise_1d ? (chance(rng, 0.75) ? 3 : 4)
                                                             : uniform(rng, windows_3x3(kernels) ? 4 : 3, 5);
         const ConvCase c = random_case(rng, rank, kernels);
-        const DType dtype = types[uniform(rng, 0, 2)];
-        const bool dyadic = dtype != DType::f32 || chance(rng, 0.8);
+        const DType dtype = types[uniform(rng, 0, 3)];
+        const bool dyadic = test::is_16_bit(dtype) || chance(rng, 0.8);
         test::FillOptions fill;
         fill.ties = dyadic;
         // Views with gaps between rows and planes now and then.
@@ -189,7 +190,8 @@ void random_convolutions(uint64_t seed, int iterations, Kernels kernels = Kernel
         if (!dyadic) {
             double taps = static_cast<double>(c.in_per_group);
             for (std::size_t i = 2; i < c.weights_shape.size(); i++) taps *= static_cast<double>(c.weights_shape[i]);
-            tolerance.abs_tol = 1e-5 * (taps + 1) * 100.0 * 100.0;  // uniform data lies in [-100, 100]
+            // Uniform data lies in [-100, 100].
+            tolerance.abs_tol = (dtype == DType::f64 ? 1e-14 : 1e-5) * (taps + 1) * 100.0 * 100.0;
         }
         const std::string where = "iteration " + std::to_string(it) + ": " + describe(c, dtype, dyadic);
         try {

@@ -16,6 +16,8 @@
 //     5^3 = 125 taps in f32 (the reference in double): each addition errs by at most 2^-24 of a partial
 //     sum of at most 125 * max|input|, so the average errs by at most 125 * 2^-24 * max|input| ~
 //     7.5e-6 * max|input| (worst case; cancellation makes a relative bound alone useless).
+//   - avg_pool f64: the same bound with 2^-53 for 2^-24: 1e-13 * |expected| + 1e-13 * max|input|
+//     (125 * 2^-53 ~ 1.4e-14), far below what an f32 accumulation errs by (which this catches).
 //   - avg_pool f16/bf16: 1 unit in the last place of the output type. The inputs are small dyadic
 //     numbers (multiples of 1/4 up to 3), so the kernels' f32 sums are exact; the only difference
 //     left is rounding the quotient to f32 and then to f16/bf16 (the reference rounds once from
@@ -24,6 +26,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -101,7 +104,8 @@ std::string context(int iteration, const char *what, DType dtype, const Geometry
 }
 
 constexpr DType kMaxPoolTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8};
-constexpr DType kAvgPoolTypes[] = {DType::f32, DType::f16, DType::bf16};
+constexpr DType kAvgPoolTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64};
+constexpr int kLastAvgPoolType = static_cast<int>(std::size(kAvgPoolTypes)) - 1;
 constexpr DType kFloatTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64};  // MaxPool's float types
 
 // Data for max_pool: mostly values from a small set (ties everywhere); with `specials`, floats also
@@ -203,7 +207,7 @@ void random_max_pool_indices(uint64_t seed, int iterations, bool specials) {
 TEST_P(RandomPooling, MaxPoolIndices) { random_max_pool_indices(2001, 6000, false); }
 TEST_P(RandomPooling, MaxPoolIndicesNaNInf) { random_max_pool_indices(2002, 3000, true); }
 
-// ---- avg_pool: f32, f16, bf16, every divisor convention ----
+// ---- avg_pool: f32, f16, bf16, f64, every divisor convention ----
 
 TEST_P(RandomPooling, AvgPool) {
     Rng rng(3003);
@@ -213,9 +217,9 @@ TEST_P(RandomPooling, AvgPool) {
         AvgPoolAttributes a;
         static_cast<PoolAttributes &>(a) = g.attributes;
         a.pad_mode = static_cast<AvgPadMode>(uniform(rng, 0, 2));
-        const DType dtype = kAvgPoolTypes[uniform(rng, 0, 2)];
+        const DType dtype = kAvgPoolTypes[uniform(rng, 0, kLastAvgPoolType)];
         test::FillOptions fill;
-        fill.ties = dtype != DType::f32 || chance(rng, 0.5);  // f16/bf16: dyadic values (see the header)
+        fill.ties = test::is_16_bit(dtype) || chance(rng, 0.5);  // f16/bf16: dyadic values (see the header)
         Tensor input = Tensor::dense(dtype, g.input_shape);
         test::fill_random(input, rng, fill);
         double max_abs = 0;
@@ -230,11 +234,11 @@ TEST_P(RandomPooling, AvgPool) {
             continue;
         }
         test::CompareOptions o;
-        if (dtype == DType::f32) {
-            o.rel_tol = 1e-5;
-            o.abs_tol = 1e-5 * max_abs;
-        } else {
+        if (test::is_16_bit(dtype)) {
             o.ulp_tol = 1;
+        } else {
+            o.rel_tol = dtype == DType::f64 ? 1e-13 : 1e-5;
+            o.abs_tol = o.rel_tol * max_abs;
         }
         budget.check(test::tensors_match(got, expected, o), where);
     }
@@ -265,9 +269,9 @@ TEST_P(RandomPooling, AvgPoolGlobal) {
         a.pad_mode = static_cast<AvgPadMode>(uniform(rng, 0, 2));
         g.attributes = a;
         g.output_shape = infer_pool_shape(g.input_shape, a).output_shape;
-        const DType dtype = kAvgPoolTypes[uniform(rng, 0, 2)];
+        const DType dtype = kAvgPoolTypes[uniform(rng, 0, kLastAvgPoolType)];
         test::FillOptions fill;
-        fill.ties = dtype != DType::f32 || chance(rng, 0.5);
+        fill.ties = test::is_16_bit(dtype) || chance(rng, 0.5);
         // Sometimes a non-dense input or output (rows or channels padded).
         const bool strided = chance(rng, 0.25);
         Shape extra_in(static_cast<std::size_t>(rank), 0), extra_out(static_cast<std::size_t>(rank), 0);
@@ -290,16 +294,17 @@ TEST_P(RandomPooling, AvgPoolGlobal) {
             budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
             continue;
         }
-        // Planes here hold up to 1728 taps; the f32 bound of the header scales with the tap count:
-        // taps * 2^-24 * max|input|.
+        // Planes here hold up to 1728 taps; the f32 and f64 bounds of the header scale with the tap
+        // count: taps * 2^-24 (2^-53) * max|input|.
         test::CompareOptions o;
-        if (dtype == DType::f32) {
+        if (test::is_16_bit(dtype)) {
+            o.ulp_tol = 1;
+        } else {
             double taps = 1;
             for (int64_t k : a.kernel) taps *= static_cast<double>(k);
-            o.rel_tol = 1e-5;
-            o.abs_tol = std::max(1e-5, taps * 0x1p-24) * max_abs;
-        } else {
-            o.ulp_tol = 1;
+            const bool f64 = dtype == DType::f64;
+            o.rel_tol = f64 ? 1e-13 : 1e-5;
+            o.abs_tol = std::max(o.rel_tol, taps * (f64 ? 0x1p-53 : 0x1p-24)) * max_abs;
         }
         budget.check(test::tensors_match(got, expected, o), where);
         budget.check(got.bytes_outside_view_not_equal(0xA5) == 0
@@ -327,7 +332,7 @@ TEST_P(RandomPooling, StridedViews) {
         // Alternate thread counts: results must not depend on them.
         set_num_threads(it % 3 == 0 ? 1 : 0);
         const bool max = chance(rng, 0.6);
-        const DType dtype = max ? kMaxPoolTypes[uniform(rng, 0, 5)] : kAvgPoolTypes[uniform(rng, 0, 2)];
+        const DType dtype = max ? kMaxPoolTypes[uniform(rng, 0, 5)] : kAvgPoolTypes[uniform(rng, 0, kLastAvgPoolType)];
         Tensor input = Tensor::padded(dtype, g.input_shape, extra());
         input.fill_bytes(0x7F);  // padding: large/NaN values a wrong read would show
         test::FillOptions fill;

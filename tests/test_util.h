@@ -29,6 +29,7 @@ inline uint16_t float_to_f16(float v) { return reference::double_to_f16(static_c
 inline uint16_t float_to_bf16(float v) { return reference::double_to_bf16(static_cast<double>(v)); }
 
 inline bool is_float_type(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64; }
+inline bool is_16_bit(DType t) { return t == DType::f16 || t == DType::bf16; }
 
 // ---- Owning tensors ----
 

@@ -93,8 +93,8 @@ void fill_common(const TorchCase &c, PoolAttributes &a) {
 }
 
 // A convolution case: torch.nn.functional.conv1d/2d/3d with symmetric padding, groups, bias or none.
-// Tolerance: PyTorch and poolconv both sum in f32 (in different orders); each sum has at most
-// C_in/G * kernel volume terms of inputs and weights drawn from N(0, 1).
+// Tolerance: PyTorch and poolconv both sum in f32 (f64 for the f64 cases; in different orders); each
+// sum has at most C_in/G * kernel volume terms of inputs and weights drawn from N(0, 1).
 void check_conv_case(const TorchCase &c, bool use_reference) {
     SCOPED_TRACE((use_reference ? "reference " : "poolconv ") + c.name);
     const Tensor input = to_tensor(npy::load(kDataDir + "/" + c.field("input")));
@@ -109,7 +109,9 @@ void check_conv_case(const TorchCase &c, bool use_reference) {
     a.pads_end = c.list("padding");
     a.group = std::stoll(c.field("groups"));
     ASSERT_EQ(infer_conv_shape(input.shape(), weights.shape(), a).output_shape, want.shape());
-    Tensor got = Tensor::dense(DType::f32, want.shape());
+    ASSERT_EQ(input.dtype(), want.dtype());
+    const bool f64 = input.dtype() == DType::f64;
+    Tensor got = Tensor::dense(input.dtype(), want.shape());
     const TensorView bias_view = bias.view();
     const TensorView *b = c.has("bias") ? &bias_view : nullptr;
     if (use_reference) {
@@ -119,8 +121,8 @@ void check_conv_case(const TorchCase &c, bool use_reference) {
     }
     const double terms = static_cast<double>(weights.element_count() / weights.shape()[0]);
     test::CompareOptions o;
-    o.rel_tol = 1e-5;
-    o.abs_tol = 1e-6 * terms * 16;  // |x|, |w| below 4 in practice
+    o.rel_tol = f64 ? 1e-13 : 1e-5;
+    o.abs_tol = (f64 ? 1e-14 : 1e-6) * terms * 16;  // |x|, |w| below 4 in practice
     EXPECT_TRUE(test::tensors_match(got, want, o));
 }
 
@@ -130,8 +132,10 @@ void check_case(const TorchCase &c, bool use_reference) {
     SCOPED_TRACE((use_reference ? "reference " : "poolconv ") + c.name);
     const Tensor input = to_tensor(npy::load(kDataDir + "/" + c.field("input")));
     const Tensor want = to_tensor(npy::load(kDataDir + "/" + c.field("output")));
-    ASSERT_EQ(input.dtype(), DType::f32);
-    Tensor got = Tensor::dense(DType::f32, want.shape());
+    // f32 cases, and f64 average pooling (PyTorch sums in double there).
+    ASSERT_EQ(input.dtype(), want.dtype());
+    ASSERT_TRUE(input.dtype() == DType::f32 || (input.dtype() == DType::f64 && !c.max()));
+    Tensor got = Tensor::dense(input.dtype(), want.shape());
     if (c.max()) {
         MaxPoolAttributes a;
         fill_common(c, a);
@@ -169,8 +173,8 @@ void check_case(const TorchCase &c, bool use_reference) {
         double max_abs = 0;
         for (int64_t i = 0; i < input.element_count(); i++) max_abs = std::max(max_abs, std::fabs(input.get(i)));
         test::CompareOptions o;
-        o.rel_tol = 1e-5;
-        o.abs_tol = 1e-6 * max_abs;
+        o.rel_tol = input.dtype() == DType::f64 ? 1e-13 : 1e-5;
+        o.abs_tol = (input.dtype() == DType::f64 ? 1e-14 : 1e-6) * max_abs;
         EXPECT_TRUE(test::tensors_match(got, want, o));
     }
 }
@@ -178,7 +182,10 @@ void check_case(const TorchCase &c, bool use_reference) {
 TEST(TorchParityData, ManifestIsComplete) {
     ASSERT_GE(manifest().size(), 40u) << "missing or short " << kDataDir << "/manifest.txt";
     int max_cases = 0, avg_cases = 0, ceil_cases = 0, include_pad = 0, conv_cases = 0, grouped = 0;
+    int f64_avg_cases = 0, f64_conv_cases = 0;
     for (const TorchCase &c : manifest()) {
+        const bool f64 = c.name.find("_f64_") != std::string::npos;
+        (c.conv() ? f64_conv_cases : f64_avg_cases) += f64;
         if (c.conv()) {
             conv_cases++;
             grouped += c.field("groups") != "1";
@@ -195,6 +202,8 @@ TEST(TorchParityData, ManifestIsComplete) {
     EXPECT_GT(include_pad, 3);
     EXPECT_GE(conv_cases, 20);
     EXPECT_GE(grouped, 5);
+    EXPECT_GE(f64_avg_cases, 9);
+    EXPECT_GE(f64_conv_cases, 9);
 }
 
 using TorchParity = test::IsaTest;

@@ -4,7 +4,8 @@
 For a fixed list of small pooling problems (max_pool1d/2d/3d with return_indices, avg_pool1d/2d/3d,
 with and without ceil_mode, padding, dilation, stride, count_include_pad) and convolutions
 (conv1d/2d/3d with groups, depthwise, stride, padding, dilation, bias or none) it saves the float32
-input, PyTorch's output and, for max pooling, PyTorch's int64 indices (for convolution the weights
+input (float64 for the *_f64 average pooling and convolution cases, which PyTorch computes in
+double), PyTorch's output and, for max pooling, PyTorch's int64 indices (for convolution the weights
 and bias) as .npy files, and lists the cases in manifest.txt. The C++ test reads these with
 poolconv::npy::load; it needs no Python.
 
@@ -172,13 +173,29 @@ def main():
     for dims in (1, 2, 3):
         for i in range(args.cases + 1):
             conv_cases.append(("conv%dd_%02d" % (dims, i),) + draw_conv_case(rng, dims))
+    # float64 cases (average pooling and convolution; max pooling is exact in any type), drawn
+    # after the float32 ones so that those stay as they were.
+    for dims in (1, 2, 3):
+        for i in range(3):
+            shape, kernel, stride, padding, dilation, ceil_mode = draw_case(rng, "avg_pool", dims)
+            x = torch.randn(shape, dtype=torch.float64)
+            cases.append(("avg_pool%dd_f64_%02d" % (dims, i), "avg_pool", x, kernel, stride, padding, dilation,
+                          ceil_mode, bool(i % 2)))
+        for i in range(3):
+            # Fresh float64 values (a float32 draw widened would fit in float32, where kernels that
+            # kept the weights or sums in float32 would still match).
+            x, w, b, stride, padding, dilation, groups = draw_conv_case(rng, dims)
+            x, w = torch.randn(x.shape, dtype=torch.float64), torch.randn(w.shape, dtype=torch.float64)
+            b = None if b is None else torch.randn(b.shape, dtype=torch.float64)
+            conv_cases.append(("conv%dd_f64_%02d" % (dims, i), x, w, b, stride, padding, dilation, groups))
     with torch.no_grad():
         generated = [case_fields(*c) for c in cases] + [conv_case_fields(*c) for c in conv_cases]
     for fields, files in generated:
         name = fields[0]
         for role, tensor in files.items():
             file_name = "%s.%s.npy" % (name, role)
-            array = tensor.numpy().astype(np.int64 if role == "indices" else np.float32)
+            kept = np.float64 if tensor.dtype == torch.float64 else np.float32
+            array = tensor.numpy().astype(np.int64 if role == "indices" else kept)
             np.save(os.path.join(args.out, file_name), np.ascontiguousarray(array))
             fields.append("%s=%s" % (role, file_name))
         lines.append(" ".join(fields))

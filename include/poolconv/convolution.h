@@ -59,8 +59,8 @@ ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std
                               const ConvAttributes &attributes);
 
 // Weights (and bias) packed once for the kernels, then run on any input of a matching channel
-// count and rank. Types: f32, f16, bf16; input, weights, bias and output share it (accumulation is
-// f32). Weights and bias are read from host memory; GPU paths upload the packed form once, on
+// count and rank. Types: f32, f16, bf16, f64; input, weights, bias and output share it
+// (accumulation is f32, f64 for f64). Weights and bias are read from host memory; GPU paths upload the packed form once, on
 // their first call, and keep it. Copies share the packed weights; run() is const and may be
 // called from several threads at once.
 class PreparedConvolution {

@@ -79,7 +79,8 @@ PoolGeometry infer_pool_shape(const std::vector<int64_t> &input_shape, const Poo
 void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAttributes &attributes,
               const TensorView *indices = nullptr);
 
-// Average pooling. Types: f32, f16, bf16 (accumulated in f32); `output` has the input's type.
+// Average pooling. Types: f32, f16, bf16 (accumulated in f32), f64 (accumulated in f64); `output`
+// has the input's type.
 void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAttributes &attributes);
 
 }  // namespace poolconv
