@@ -232,7 +232,7 @@ public:
 
         // A window that counts no tap (exclude-pad, all padding) averages to 0.
         Expr sum = along[kSpatialAxes - 1](x, y, z, c, n);
-        output(x, y, z, c, n) = cast(data_type(), select(count > 0, sum / cast(work, max(count, 1)), zero));
+        output(x, y, z, c, n) = to_data_type(data_type(), select(count > 0, sum / cast(work, max(count, 1)), zero));
 
         // ---- Estimates (autoschedulers) ----
         if (global) {

@@ -156,7 +156,7 @@ ConvGeometry conv_geometry(const std::vector<int64_t> &input_shape, const Resolv
     PoolAttributes window;
     static_cast<WindowAttributes &>(window) = a;
     window.kernel.assign(w.shape.begin() + 2, w.shape.end());
-    ConvGeometry g = detail::infer_pool_geometry(kOp, input_shape, window);
+    ConvGeometry g = detail::infer_pool_geometry(kOp, input_shape, window, kMaxTileOvercompute);
     g.output_shape[1] = w.shape[0];
     int64_t count = 1;
     for (int64_t d : g.output_shape) count = checked_mul(count, d, "convolution: output element count");
@@ -379,15 +379,12 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
         const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
         const int64_t pb = geometry.pads_begin[i];
-        const int64_t out = geometry.output_shape[i + 2];
-        stride[ax] = detail::to_int32(kOp, "strides", i, s);
-        dilation[ax] = detail::to_int32(kOp, "dilations", i, d);
-        pad_begin[ax] = detail::to_int32(kOp, "pads_begin", i, pb);
+        // Shape inference checked that these, and every coordinate a kernel computes (over-computed
+        // tiles included), fit in int32.
+        stride[ax] = static_cast<int32_t>(s);
+        dilation[ax] = static_cast<int32_t>(d);
+        pad_begin[ax] = static_cast<int32_t>(pb);
         facts.stride[ax] = s, facts.dilation[ax] = d;
-        // Every coordinate a kernel computes, including over-computed tiles, fits in int32.
-        const int64_t reach = checked_add(checked_mul(out + kMaxTileOvercompute, s, "window reach"),
-                                          checked_mul(k - 1, d, "window reach"), "window reach");
-        detail::to_int32(kOp, "window reach", i, checked_add(reach, pb, "window reach"));
     }
 
     activation_bounds(attributes_, call.clamp_min, call.clamp_max);

@@ -11,6 +11,7 @@
 #include "runtime/halide_buffer.h"
 #include "runtime/kernel_table.h"
 #include "runtime/validation.h"
+#include "schedules/pool_limits.h"
 
 namespace poolconv {
 
@@ -47,7 +48,7 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
     }
     detail::check_rank(op, "input", input.shape);
     PreparedPool p;
-    p.geometry = detail::infer_pool_geometry(op, input.shape, a);
+    p.geometry = detail::infer_pool_geometry(op, input.shape, a, kMaxPoolOvercompute);
     detail::check_tensor(op, "input", input, input.dtype, input.shape);
     detail::check_tensor(op, "output", output, input.dtype, p.geometry.output_shape);
     p.empty = output.element_count() == 0;
@@ -60,19 +61,43 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
         const int64_t d = a.dilations.empty() ? 1 : a.dilations[i];
         const int64_t pb = p.geometry.pads_begin[i];
         const int64_t out = p.geometry.output_shape[i + 2];
-        // The last tap any window reads, relative to -pad_begin: every coordinate the kernel
-        // computes must fit in int32.
-        const int64_t reach = (out - 1) * s + (k - 1) * d;  // no overflow: shape inference bounded both
+        // The last tap any window reads, relative to -pad_begin. Shape inference checked that all
+        // of these, and reach + pb, fit in int32.
+        const int64_t reach = (out - 1) * s + (k - 1) * d;
         KernelWindow &w = p.window;
-        w.kernel[ax] = detail::to_int32(op, "kernel", i, k);
-        w.stride[ax] = detail::to_int32(op, "strides", i, s);
-        w.dilation[ax] = detail::to_int32(op, "dilations", i, d);
-        w.pad_begin[ax] = detail::to_int32(op, "pads_begin", i, pb);
-        detail::to_int32(op, "window reach", i, reach + pb);
+        w.kernel[ax] = static_cast<int32_t>(k);
+        w.stride[ax] = static_cast<int32_t>(s);
+        w.dilation[ax] = static_cast<int32_t>(d);
+        w.pad_begin[ax] = static_cast<int32_t>(pb);
         w.first_tap[ax] = static_cast<int32_t>(-pb);
         w.last_tap_end[ax] = static_cast<int32_t>(reach - pb + 1);
     }
     return p;
+}
+
+// The kernels copy each plane, encoded and padded, into a scratch buffer that spans the input and
+// every tap of the windows they compute (along x the whole last vector of a row:
+// kMaxPoolOvercompute more windows), `element_bytes` per element; Halide allocates at most 2^31 - 1
+// bytes. Only windows far larger than the input (huge kernels, dilations or pads) come near that.
+// Checked before any output is written.
+void check_padded_plane(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
+    const std::size_t spatial = input.shape.size() - 2;
+    const KernelWindow &w = p.window;
+    int64_t bytes = element_bytes;
+    bool too_large = false;
+    std::string extents;
+    for (std::size_t i = 0; i < spatial; i++) {
+        const std::size_t ax = detail::halide_axis(spatial, i);
+        const int64_t computed = p.geometry.output_shape[i + 2] + (ax == 0 ? kMaxPoolOvercompute : 0);
+        const int64_t last_tap = (computed - 1) * w.stride[ax] - w.pad_begin[ax] + (int64_t{w.kernel[ax]} - 1) * w.dilation[ax];
+        const int64_t extent = std::max(input.shape[i + 2], last_tap + 1) - std::min<int64_t>(0, -w.pad_begin[ax]);
+        too_large = too_large || __builtin_mul_overflow(bytes, extent, &bytes);
+        extents += (extents.empty() ? "" : " x ") + std::to_string(extent);
+    }
+    if (too_large || bytes > std::numeric_limits<int32_t>::max()) {
+        throw Error(std::string(op) + ": the windows span a padded plane of " + extents + " elements of " +
+                    std::to_string(element_bytes) + " bytes, beyond the kernels' scratch limit of 2^31 - 1 bytes");
+    }
 }
 
 // Index coefficients (Halide axis order x, y, z, c, n) for OpenVINO's axis and ONNX's storage order.
@@ -159,6 +184,10 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         indices ? detail::call_path(op, {{"input", &input}, {"output", &output}, {"indices", indices}})
                 : detail::call_path(op, {{"input", &input}, {"output", &output}});
     if (p.empty) return;
+    // The plane holds MaxPool's keys (generators/pooling_generator.cpp): f32 bits for f32, f16 and
+    // bf16; f64 bits for f64; 8-bit values, or int32 where positions are tracked.
+    const bool eight_bit = input.dtype == DType::i8 || input.dtype == DType::u8;
+    check_padded_plane(op, input, p, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
 
     std::string name = std::string("max_pool_") + dtype_name(input.dtype);
     if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
@@ -220,6 +249,7 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
         flat_window.kernel[0] = static_cast<int32_t>(flat_input.shape[2]);
         for (int ax = 0; ax < 3; ax++) count_begin[ax] = 0, count_end[ax] = ax == 0 ? flat_window.kernel[0] : 1;
     }
+    if (!global) check_padded_plane(op, input, p, input.dtype == DType::f64 ? 8 : 4);  // the sums' type
     const KernelWindow &kw = global ? flat_window : w;
     const std::string name = std::string(global ? "global_avg_pool_" : "avg_pool_") + dtype_name(input.dtype);
     auto fn = detail::find_kernel_as<detail::KernelKind::avg_pool>(op, name, path);

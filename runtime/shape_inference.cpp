@@ -4,6 +4,7 @@
 #include "poolconv/pooling.h"
 #include "runtime/checked_math.h"
 #include "runtime/validation.h"
+#include "schedules/pool_limits.h"
 
 namespace poolconv {
 
@@ -17,7 +18,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 && a > 0); }
 
 namespace detail {
 
-PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &input_shape, const PoolAttributes &a) {
+PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &input_shape, const PoolAttributes &a,
+                                 int64_t overcompute) {
     detail::check_rank(op, "input", input_shape);
     const std::size_t spatial = input_shape.size() - 2;
     for (std::size_t i = 0; i < input_shape.size(); i++) {
@@ -52,7 +54,12 @@ PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &inp
             out = checked_add(a.rounding == Rounding::floor ? floor_div(span, s) : ceil_div(span, s), 1,
                               "pooling output size");
             // ceil_torch: the last window must start inside the input or the begin padding.
-            if (a.rounding == Rounding::ceil_torch && out > 0 && (out - 1) * s >= in + pb) out -= 1;
+            // (A start beyond int64 is beyond the input: in + pb fits, span did.)
+            int64_t last_start = 0;
+            if (a.rounding == Rounding::ceil_torch && out > 0 &&
+                (__builtin_mul_overflow(out - 1, s, &last_start) || last_start >= in + pb)) {
+                out -= 1;
+            }
         }
         if (out < 1) {
             throw Error(std::string(op) + ": output size along spatial dimension " + std::to_string(i) + " would be " +
@@ -60,6 +67,19 @@ PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &inp
                         std::to_string(dilated) + ", pads " + std::to_string(pb) + "+" + std::to_string(pe) +
                         ", stride " + std::to_string(s) + ")");
         }
+        // What the kernels take as int32: the attributes, and the last input coordinate any
+        // window reads (relative to -pad_begin), over-computed outputs included.
+        detail::to_int32(op, "kernel", i, kernel[i]);
+        detail::to_int32(op, "strides", i, s);
+        detail::to_int32(op, "dilations", i, dilations[i]);
+        detail::to_int32(op, "pads_begin", i, pb);
+        int64_t last = 0, reach = 0;
+        if (__builtin_add_overflow(out - 1, overcompute, &last) || __builtin_mul_overflow(last, s, &reach) ||
+            __builtin_add_overflow(reach, dilated - 1, &reach) || __builtin_add_overflow(reach, pb, &reach)) {
+            throw Error(std::string(op) + ": window reach[" + std::to_string(i) +
+                        "] exceeds the kernels' 32-bit range (and int64)");
+        }
+        detail::to_int32(op, "window reach", i, reach);
         g.output_shape.push_back(out);
         g.pads_begin.push_back(pb);
         g.pads_end.push_back(pe);
@@ -72,7 +92,7 @@ PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &inp
 }  // namespace detail
 
 PoolGeometry infer_pool_shape(const std::vector<int64_t> &input_shape, const PoolAttributes &attributes) {
-    return detail::infer_pool_geometry("pooling", input_shape, attributes);
+    return detail::infer_pool_geometry("pooling", input_shape, attributes, kMaxPoolOvercompute);
 }
 
 }  // namespace poolconv

@@ -27,7 +27,11 @@ void check_tensor(const char *op, const char *what, const TensorView &t, DType d
 // it does not fit.
 int32_t to_int32(const char *op, const char *name, std::size_t i, int64_t v);
 
-// infer_pool_shape, with messages prefixed by `op`.
-PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &input_shape, const PoolAttributes &a);
+// infer_pool_shape, with messages prefixed by `op`. A geometry it returns is one the kernels take:
+// kernel, strides, dilations and resolved pads_begin fit in int32, and so does every input
+// coordinate a window reads, for outputs up to `overcompute` past the end too (convolution tiles
+// compute whole tiles: kMaxTileOvercompute). The operators then pass these as int32 unchecked.
+PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &input_shape, const PoolAttributes &a,
+                                 int64_t overcompute = 0);
 
 }  // namespace poolconv::detail

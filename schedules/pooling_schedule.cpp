@@ -23,6 +23,9 @@
 #include "schedules/pooling_schedule.h"
 
 #include <algorithm>
+#include <string>
+
+#include "schedules/pool_limits.h"
 
 namespace poolconv::schedules {
 
@@ -32,6 +35,10 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
                       int accumulator_bytes) {
     if (target.gpu) return schedule_pooling_gpu(s);
     const int lanes = target.vector_bytes / std::max(work_type.bytes(), accumulator_bytes);
+    if (lanes - 1 > kMaxPoolOvercompute) {
+        throw CompileError(std::string("pooling vectors for ") + target.name +
+                           " over-compute more than schedules/pool_limits.h allows");
+    }
 
     const std::vector<Var> args = s.output.args();
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];

@@ -78,6 +78,26 @@ TEST(ApiErrors, UnsupportedInputTypes) {
     }
 }
 
+// Windows reaching hundreds of millions of elements past a small input (a huge dilated kernel
+// with same padding) would need a padded scratch plane beyond Halide's 2^31 - 1 bytes: a clear
+// error before anything is written.
+TEST(ApiErrors, WindowsBeyondTheScratchLimit) {
+    MaxPoolAttributes a;
+    a.kernel = {5, 151060736};
+    a.strides = {2, 4};
+    a.dilations = {1, 3};
+    a.auto_pad = AutoPad::same_lower;
+    Tensor in = Tensor::dense(DType::f32, {1, 1, 4, 6});
+    const Shape out_shape = infer_pool_shape(in.shape(), a).output_shape;
+    Tensor out = Tensor::dense(DType::f32, out_shape);
+    out.fill_bytes(kSentinel);
+    expect_error([&] { max_pool(in.view(), out.view(), a); }, {"max_pool", "padded plane", "scratch limit"});
+    AvgPoolAttributes avg;
+    static_cast<PoolAttributes &>(avg) = a;
+    expect_error([&] { avg_pool(in.view(), out.view(), avg); }, {"avg_pool", "scratch limit"});
+    EXPECT_TRUE(untouched(out));
+}
+
 TEST(ApiErrors, OutputShapeOrTypeMismatch) {
     ValidCall s;
     Tensor wrong_shape = Tensor::dense(DType::f32, {1, 2, 2, 3});
@@ -383,8 +403,12 @@ TEST(ApiErrors, ConvolutionArguments) {
     clamp.clamp_max = 0;
     expect_error(conv(x, w, &bias, y, clamp), {"clamp_min", "clamp_max"});
     ConvAttributes too_far = a;
-    too_far.pads_end = {0, int64_t(1) << 62};
+    too_far.pads_end = {0, std::numeric_limits<int64_t>::max()};
     expect_error([&] { (void)infer_conv_shape(x.shape(), w.shape(), too_far); }, {"overflow"});
+    // Representable, but beyond the coordinates the kernels compute in: shape inference says so.
+    too_far.pads_end = {0, int64_t(1) << 62};
+    expect_error([&] { (void)infer_conv_shape(x.shape(), w.shape(), too_far); },
+                 {"convolution: window reach[1]", "exceeds the kernels' 32-bit range"});
     EXPECT_TRUE(untouched(y));
     // A prepared convolution checks its inputs on every run.
     const PreparedConvolution prepared(w.view(), &bias, a);

@@ -673,9 +673,11 @@ TEST_F(CliErrorTest, DataErrors) {
     expect_failure({"avgpool", "-i", w("i8.npy"), "-o", y_, "--kernel", "2,2"}, 1, "input dtype i8 is not supported");
 
     // Outputs too large for the kernels, or for int64.
+    expect_failure(maxpool({"--kernel", "1,1", "--pads-end", "0,2000000000"}), 1,
+                   "output shape [1,1,3,2000000003] has 6000000009 elements; the kernels take at most 2^31-1");
     expect_failure(maxpool({"--kernel", "1,1", "--pads-end", "0,3000000000"}), 1,
-                   "output shape [1,1,3,3000000003] has 9000000009 elements; the kernels take at most 2^31-1");
-    expect_failure(maxpool({"--kernel", "1,1", "--pads-end", "0,4611686018427387904"}), 1, "overflows");
+                   "window reach[1] = 3000000065 exceeds the kernels' 32-bit range");
+    expect_failure(maxpool({"--kernel", "1,1", "--pads-end", "0,4611686018427387904"}), 1, "32-bit range");
     expect_failure(maxpool({"--kernel", "1,1", "--pads-end", "0,9223372036854775807"}), 1, "overflows");
 
     // A header claiming ~8 TB: refused without trying to allocate it.

@@ -264,17 +264,35 @@ TEST(ShapeInferenceErrors, Int64OverflowSamePadding) {
 }
 
 TEST(ShapeInference, SizesNearInt64Max) {
-    // Valid geometries whose intermediate ceil divisions sit next to INT64_MAX: exact results, no
-    // overflow (signed overflow would be undefined behaviour; the sanitizer build catches it).
+    // Geometries whose intermediate ceil divisions sit next to INT64_MAX: no overflow (signed
+    // overflow would be undefined behaviour; the sanitizer build catches it), and then the clear
+    // error that the kernels' 32-bit coordinates cannot reach that far.
     const int64_t max = std::numeric_limits<int64_t>::max();
     // same_upper, k=1, s=1: out = in = INT64_MAX, no pad.
-    PoolGeometry g = infer_pool_shape({1, 1, max}, test::pool_attributes({1}, {1}, {}, {}, AutoPad::same_upper));
-    EXPECT_EQ(g.output_shape, (Shape{1, 1, max}));
-    EXPECT_EQ(g.pads_begin, (Shape{0}));
-    EXPECT_EQ(g.pads_end, (Shape{0}));
-    // explicit, ceil: span 2^63 - 2, stride 4 -> ceil((2^63 - 2) / 4) + 1 = 2^61 + 1.
-    g = infer_pool_shape({1, 1, max}, with_rounding(test::pool_attributes({1}, {4}), Rounding::ceil));
-    EXPECT_EQ(g.output_shape, (Shape{1, 1, (int64_t(1) << 61) + 1}));
+    test::expect_error([&] { (void)infer_pool_shape({1, 1, max}, test::pool_attributes({1}, {1}, {}, {}, AutoPad::same_upper)); },
+                       {"window reach[0] exceeds the kernels' 32-bit range (and int64)"});
+    // explicit, ceil: span 2^63 - 2, stride 4 -> ceil((2^63 - 2) / 4) + 1 = 2^61 + 1 outputs.
+    test::expect_error([&] { (void)infer_pool_shape({1, 1, max}, with_rounding(test::pool_attributes({1}, {4}), Rounding::ceil)); },
+                       {"window reach[0] exceeds the kernels' 32-bit range (and int64)"});
+}
+
+// Shape inference returns only geometries the kernels take: every input coordinate a window reads
+// fits in int32 (relative to -pad_begin), up to the last one that does, for the windows of the 63
+// outputs a row's last vector may compute past its end too (schedules/pool_limits.h).
+TEST(ShapeInference, WindowReachUpToInt32Max) {
+    const int64_t max32 = std::numeric_limits<int32_t>::max();
+    // Stride 1, no pads: the last tap of the last over-computed window is at in - 1 + 63.
+    const int64_t widest = max32 - 63 + 1;
+    PoolGeometry g = infer_pool_shape({1, 1, widest}, test::pool_attributes({3}, {1}));
+    EXPECT_EQ(g.output_shape, (Shape{1, 1, widest - 2}));
+    test::expect_error([&] { (void)infer_pool_shape({1, 1, widest + 1}, test::pool_attributes({3}, {1})); },
+                       {"window reach[0] = 2147483648", "32-bit range"});
+    // A stride beyond int32 is refused even where it would not matter (one output).
+    test::expect_error([&] { (void)infer_pool_shape({1, 1, 5}, test::pool_attributes({2}, {max32 + 1})); },
+                       {"strides[0] = 2147483648 exceeds the kernels' 32-bit range"});
+    // One output and a large stride: the over-computed windows reach 63 strides on.
+    test::expect_error([&] { (void)infer_pool_shape({1, 1, 5}, test::pool_attributes({5}, {int64_t(1) << 26})); },
+                       {"window reach[0]", "32-bit range"});
 }
 
 }  // namespace

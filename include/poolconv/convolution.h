@@ -54,7 +54,7 @@ using ConvGeometry = PoolGeometry;
 
 // Shape inference; plain arithmetic. Throws Error for invalid shapes or attributes (ranks, channel
 // counts that do not match or divide by the group, strides/dilations < 1, negative pads, output < 1,
-// overflow).
+// overflow), and for geometries beyond the kernels' 32-bit coordinates, as infer_pool_shape does.
 ConvGeometry infer_conv_shape(const std::vector<int64_t> &input_shape, const std::vector<int64_t> &weights_shape,
                               const ConvAttributes &attributes);
 

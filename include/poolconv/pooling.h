@@ -71,7 +71,10 @@ struct PoolGeometry {
 };
 
 // Shape inference; plain arithmetic, no kernel involved. Throws Error for invalid attributes or
-// shapes (wrong rank or list length, kernel/stride/dilation < 1, negative pads, output < 1, overflow).
+// shapes (wrong rank or list length, kernel/stride/dilation < 1, negative pads, output < 1, overflow)
+// and for geometries beyond the kernels' 32-bit coordinates (kernel, strides, dilations or pads
+// above 2^31 - 1, or windows reaching further than that): a geometry it returns is one max_pool and
+// avg_pool run, given tensors of at most 2^31 - 1 elements.
 PoolGeometry infer_pool_shape(const std::vector<int64_t> &input_shape, const PoolAttributes &attributes);
 
 // Max pooling. Types: f32, f16, bf16, f64, i8, u8; `output` has the input's type and the inferred
