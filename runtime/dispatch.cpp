@@ -110,7 +110,9 @@ void set_num_threads(int threads) {
     if (threads < 0) throw Error("set_num_threads: threads must be >= 0, got " + std::to_string(threads));
     const int n = threads == 0 ? default_threads() : threads;
     // Halide 14's pool keeps already-started workers taking tasks after a lower count is set
-    // (measured: "1 thread" after 2 ran at 2 threads' speed), so a change restarts the pool.
+    // (measured: "1 thread" after 2 ran at 2 threads' speed), so a change restarts the pool: once
+    // no kernel runs (kernel calls hold the mutex shared).
+    const std::unique_lock<std::shared_mutex> no_kernel_running(detail::thread_pool_mutex());
     if (g_threads.exchange(n) != n) halide_shutdown_thread_pool();
     halide_set_num_threads(n);
 }
@@ -255,6 +257,11 @@ CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors) {
     const Isa isa = memory_isa(memory);
     require_gpu(std::string(op) + ": the tensors are in " + memory_name(memory) + " memory but", isa);
     return CallPath{isa, true};
+}
+
+std::shared_mutex &thread_pool_mutex() {
+    static std::shared_mutex mutex;
+    return mutex;
 }
 
 void clear_halide_error() { t_last_halide_error.clear(); }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <shared_mutex>
 #include <string>
 
 #include "poolconv/runtime.h"
@@ -39,6 +40,10 @@ struct CallPath {
 // Throws Error when the tensors are in different places, or in the memory of a GPU this build has
 // no kernels for or this machine lacks, or when an autoscheduler's kernels cannot run them.
 CallPath call_path(const char *op, std::initializer_list<NamedTensor> tensors);
+
+// Held shared by every kernel call while it runs, and exclusively by set_num_threads while it
+// restarts Halide's thread pool, which must not happen under a running kernel.
+std::shared_mutex &thread_pool_mutex();
 
 // Forgets the message Halide reported on this thread (after an expected failure, e.g. a probe).
 void clear_halide_error();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <shared_mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -82,14 +83,32 @@ CallPath kernel_path(const std::string &name, const CallPath &path);
 using AnyKernel = void (*)();
 AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &path);
 
+// A kernel ready to call. A call holds thread_pool_mutex() shared while the kernel runs, so that
+// set_num_threads from another thread waits for it.
+template <typename Signature>
+class Kernel;
+template <typename... Args>
+class Kernel<int (*)(Args...)> {
+public:
+    explicit Kernel(int (*fn)(Args...)) : fn_(fn) {}
+    int operator()(Args... args) const {
+        const std::shared_lock<std::shared_mutex> running(thread_pool_mutex());
+        return fn_(args...);
+    }
+
+private:
+    int (*fn_)(Args...);
+};
+
 // The same, typed as kind K's signature, which the name must imply (a logic_error otherwise: a
 // runtime bug, not a user's).
 template <KernelKind K>
-typename KernelSignature<K>::type find_kernel_as(const char *op, const std::string &name, const CallPath &path) {
+Kernel<typename KernelSignature<K>::type> find_kernel_as(const char *op, const std::string &name, const CallPath &path) {
     if (kernel_kind(name) != K) {
         throw std::logic_error(std::string(op) + ": kernel " + name + " asked for with another kind's signature");
     }
-    return reinterpret_cast<typename KernelSignature<K>::type>(find_kernel(op, name, path));
+    return Kernel<typename KernelSignature<K>::type>(
+        reinterpret_cast<typename KernelSignature<K>::type>(find_kernel(op, name, path)));
 }
 
 }  // namespace poolconv::detail

@@ -6,8 +6,9 @@
 
 namespace poolconv {
 
-// Worker threads used by every kernel. Call it while no operator runs: a change restarts the
-// thread pool. 0 restores the default: the POOLCONV_NUM_THREADS
+// Worker threads used by every kernel, process-wide. A change restarts the thread pool once the
+// kernels running in other threads return (calls may come from any thread at any time; kernels
+// that start meanwhile wait). 0 restores the default: the POOLCONV_NUM_THREADS
 // environment variable if set, else one per hardware thread. A POOLCONV_NUM_THREADS, POOLCONV_ISA
 // or POOLCONV_SCHEDULE_AUTHOR value poolconv does not understand makes every call throw an Error
 // naming it.
