@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what poolconv needs to build, test and benchmark, if any of it is missing:
-#   - Debian 12 packages (compilers, GoogleTest, Google Benchmark, the ARM cross toolchain and
-#     qemu, OpenCL on PoCL);
+#   - Debian 12 packages (compilers, clang and libFuzzer, GoogleTest, Google Benchmark, the ARM
+#     cross toolchain and qemu, OpenCL on PoCL);
 #   - a Python virtual environment .venv/ in the checkout (git-ignored) with the pinned PyPI
 #     packages below: Halide 21 (libHalide with LLVM 21 inside, its CMake package and the
 #     autoscheduler plugins; Halide's README recommends this wheel for C++ use), CMake (Halide 21
@@ -21,6 +21,7 @@ packages=(
     g++-aarch64-linux-gnu qemu-user    # ARM: cross-compiled kernels and tests, run under emulation
     pocl-opencl-icd ocl-icd-libopencl1 # GPU schedules checked through OpenCL on PoCL (a CPU device)
     ocl-icd-opencl-dev opencl-c-headers # the device-memory test makes its cl_mem buffers itself
+    clang libclang-rt-14-dev           # libFuzzer targets (scripts/run-fuzz.sh)
 )
 # Pinned: the checked-in autoscheduler results and the measured figures in the README belong to
 # these versions.

@@ -10,7 +10,11 @@
 #      to check); -O1 with line tables only, as sanitizer builds usually are: half the compile time
 #      of -O2 -g, and reports still name files and lines;
 #   3. AArch64 cross build (build-aarch64/, NEON kernels made by build/'s generators): the suite
-#      under qemu-aarch64.
+#      under qemu-aarch64;
+#   4. ThreadSanitizer build (build-tsan/) of the runtime and the concurrency stress test, linking
+#      build/'s CPU kernels: the test, under TSan;
+#   5. libFuzzer targets (build-fuzz/: clang, ASan + UBSan, build/'s CPU kernels), each run for
+#      POOLCONV_FUZZ_SECONDS (default 60) on its seed corpus: scripts/run-fuzz.sh.
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,3 +42,13 @@ cmake -S . -B build-aarch64 -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -Dpoolconv-halide_generators_ROOT="$PWD/build"
 cmake --build build-aarch64
 ctest --test-dir build-aarch64 --output-on-failure -j "$jobs"
+
+echo "== ThreadSanitizer build, concurrency stress test"
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+      -DPOOLCONV_SANITIZE=thread -DPOOLCONV_BUILD_BENCH=OFF -DPOOLCONV_GPU_TARGETS="" \
+      -DPOOLCONV_KERNELS_FROM="$PWD/build" -Dpoolconv-halide_generators_ROOT="$PWD/build"
+cmake --build build-tsan --target concurrency_stress_test
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" build-tsan/tests/concurrency_stress_test
+
+echo "== libFuzzer targets, ${POOLCONV_FUZZ_SECONDS:-60} s each"
+scripts/run-fuzz.sh "${POOLCONV_FUZZ_SECONDS:-60}"

@@ -290,6 +290,13 @@ TEST(ShapeInference, WindowReachUpToInt32Max) {
     // A stride beyond int32 is refused even where it would not matter (one output).
     test::expect_error([&] { (void)infer_pool_shape({1, 1, 5}, test::pool_attributes({2}, {max32 + 1})); },
                        {"strides[0] = 2147483648 exceeds the kernels' 32-bit range"});
+    // ceil_torch's test of the last window's start, (out - 1) * stride, beyond int64 (undefined
+    // behaviour once: found by fuzz_shape): the window starts past the input, and the reach error.
+    test::expect_error([&] {
+        (void)infer_pool_shape({1, 1, 10}, with_rounding(test::pool_attributes({1}, {int64_t(6787487584108940031)}, {0},
+                                                                                {int64_t(7000000000000000000)}),
+                                                         Rounding::ceil_torch));
+    }, {"32-bit range"});
     // One output and a large stride: the over-computed windows reach 63 strides on.
     test::expect_error([&] { (void)infer_pool_shape({1, 1, 5}, test::pool_attributes({5}, {int64_t(1) << 26})); },
                        {"window reach[0]", "32-bit range"});

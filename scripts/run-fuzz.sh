@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (build-fuzz/: clang, AddressSanitizer + UBSan, linking build/'s CPU
+# kernels, which must be built first) and runs each for SECONDS (default 600) on a copy of its seed
+# corpus tests/fuzz/<target>/ with 1 job. A finding stops the script with libFuzzer's report and the
+# input that caused it (build-fuzz/findings/); new inputs found go to build-fuzz/corpus/<target>/,
+# from where interesting ones can be added to the seed corpus.
+#   scripts/run-fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_npy fuzz_cli fuzz_shape fuzz_pool fuzz_conv)
+
+[ -d .venv ] || scripts/install-deps.sh
+. .venv/bin/activate
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DPOOLCONV_FUZZ=ON -DPOOLCONV_SANITIZE=address,undefined \
+      -DPOOLCONV_BUILD_TESTS=OFF -DPOOLCONV_BUILD_BENCH=OFF -DPOOLCONV_GPU_TARGETS="" \
+      -DPOOLCONV_KERNELS_FROM="$PWD/build" -Dpoolconv-halide_generators_ROOT="$PWD/build"
+cmake --build build-fuzz --target "${targets[@]}"
+
+mkdir -p build-fuzz/findings
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+for target in "${targets[@]}"; do
+    mkdir -p "build-fuzz/corpus/$target"
+    echo "== $target: $seconds s"
+    # -rss_limit_mb: the kernels' thread pool and ASan's shadow memory need more than the 2 GB default.
+    build-fuzz/tests/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
+        -artifact_prefix="build-fuzz/findings/$target-" "build-fuzz/corpus/$target" "tests/fuzz/$target" 2>&1 |
+        grep -E "^(INFO: seed corpus|stat::number_of_executed_units|stat::new_units_added|==|FINDING|SUMMARY|#[0-9]+ *DONE)|ERROR|Test unit written|artifact" || true
+    # libFuzzer's exit status is lost in the pipe above: a finding leaves its input in findings/.
+    if compgen -G "build-fuzz/findings/$target-*" > /dev/null; then
+        echo "run-fuzz: $target found a problem; the input is in build-fuzz/findings/" >&2
+        exit 1
+    fi
+done
+echo "run-fuzz: no findings"

@@ -1,0 +1,147 @@
+// fuzz_shape: shape inference for any attribute combination. infer_pool_shape and
+// infer_conv_shape either throw poolconv::Error or return a geometry that is consistent (rank, N
+// and C, pads of the spatial rank) and that the operators then accept: with an input and output
+// small enough to allocate, MaxPool (with and without indices), AvgPool and Convolution must run
+// on it without an error. The one exception is the pooling kernels' scratch limit, for windows
+// reaching so far past the input that the padded plane they read exceeds 2 GiB (checked here
+// independently from the geometry).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tests/fuzz/fuzz_util.h"
+
+namespace {
+
+using namespace poolconv;
+using test::Tensor;
+using Shape = std::vector<int64_t>;
+
+constexpr int64_t kMaxRunElements = 1 << 14;
+
+void check_geometry(const Shape &input, const PoolGeometry &g, int64_t channels, const std::string &what) {
+    const std::size_t spatial = input.size() - 2;
+    bool ok = g.output_shape.size() == input.size() && g.output_shape[0] == input[0] && g.output_shape[1] == channels &&
+              g.pads_begin.size() == spatial && g.pads_end.size() == spatial;
+    for (std::size_t i = 0; ok && i < spatial; i++) ok = g.output_shape[i + 2] >= 0;
+    if (!ok) fuzz::finding(what + ": inconsistent geometry for input " + shape_to_string(input) + ": output " +
+                           shape_to_string(g.output_shape));
+}
+
+// Whether a pooling call's windows span so far past a small input that the kernels' scratch plane
+// (the input and every tap the windows of a row's last vector read, 64 outputs past its end at
+// most, 8 bytes per element at most) cannot be allocated: Halide's limit of 2^31 - 1 bytes, which
+// the operators report as "scratch limit". Worked out here from the geometry alone.
+bool beyond_scratch_limit(const Shape &input, const PoolGeometry &g, const PoolAttributes &a) {
+    const std::size_t spatial = input.size() - 2;
+    long double bytes = 8;
+    for (std::size_t i = 0; i < spatial; i++) {
+        const auto at = [&](const std::vector<int64_t> &v) { return v.empty() ? int64_t{1} : v[i]; };
+        const long double outputs = static_cast<long double>(g.output_shape[i + 2]) + (i + 1 == spatial ? 63 : 0);
+        const long double last = (outputs - 1) * at(a.strides) - g.pads_begin[i] + (a.kernel[i] - 1.0L) * at(a.dilations);
+        const long double begin = g.pads_begin[i] > 0 ? -static_cast<long double>(g.pads_begin[i]) : 0;
+        bytes *= std::max<long double>(input[i + 2], last + 1) - begin;
+    }
+    return bytes > 2147483647.0L;
+}
+
+// The operator accepted the shape; running it must not fail either, except for the scratch limit
+// where the geometry shows it (`scratch_limit_applies`). (FUZZ_VERBOSE=1 prints each call first:
+// what a crash inside a kernel was running.)
+template <typename Call>
+void must_run(const Call &call, const std::string &what, bool scratch_limit_applies = false) {
+    static const bool verbose = std::getenv("FUZZ_VERBOSE") != nullptr;
+    if (verbose) std::fprintf(stderr, "running %s\n", what.c_str());
+    try {
+        call();
+    } catch (const Error &e) {
+        if (scratch_limit_applies && std::string(e.what()).find("scratch limit") != std::string::npos) return;
+        fuzz::finding(what + ": shape inference accepted the call but the operator refused it: " + e.what());
+    }
+}
+
+void pooling(FuzzedDataProvider &in) {
+    const Shape input = fuzz::pick_shape(in, 12);
+    const std::size_t spatial = input.size() >= 2 ? input.size() - 2 : 0;
+    PoolAttributes a;
+    a.kernel = fuzz::pick_list(in, spatial, 1, 5);
+    fuzz::pick_window(in, spatial, a);
+    a.rounding = fuzz::pick_enum(in, Rounding::ceil_torch);
+    PoolGeometry g;
+    try {
+        g = infer_pool_shape(input, a);
+    } catch (const Error &) {
+        return;
+    }
+    check_geometry(input, g, input[1], "pooling " + test::describe(a));
+    const int64_t in_count = fuzz::small_count(input, kMaxRunElements);
+    const int64_t out_count = fuzz::small_count(g.output_shape, kMaxRunElements);
+    if (in_count < 0 || out_count < 0) return;
+
+    const DType dtype = in.ConsumeBool() ? DType::f32 : DType::u8;
+    Tensor x = Tensor::dense(dtype, input), y = Tensor::dense(dtype, g.output_shape);
+    Tensor indices = Tensor::dense(DType::i64, g.output_shape);
+    fuzz::fill(in, x, 10, 0, true);
+    MaxPoolAttributes max_a;
+    static_cast<PoolAttributes &>(max_a) = a;
+    max_a.axis = in.ConsumeIntegralInRange<int64_t>(-static_cast<int64_t>(input.size()), 2);
+    AvgPoolAttributes avg_a;
+    static_cast<PoolAttributes &>(avg_a) = a;
+    avg_a.pad_mode = fuzz::pick_enum(in, AvgPadMode::include_pad_openvino);
+    const std::string what = "pooling, input " + shape_to_string(input) + ", " + test::describe(a);
+    const bool scratch = beyond_scratch_limit(input, g, a);
+    must_run([&] { max_pool(x.view(), y.view(), max_a); }, "max_pool " + what, scratch);
+    const TensorView iv = indices.view();
+    must_run([&] { max_pool(x.view(), y.view(), max_a, &iv); }, "max_pool with indices " + what, scratch);
+    if (dtype == DType::f32) must_run([&] { avg_pool(x.view(), y.view(), avg_a); }, "avg_pool " + what, scratch);
+}
+
+void convolution(FuzzedDataProvider &in) {
+    const Shape input = fuzz::pick_shape(in, 10);
+    const std::size_t spatial = input.size() >= 2 ? input.size() - 2 : 0;
+    ConvAttributes a;
+    fuzz::pick_window(in, spatial, a);
+    a.weights_layout = fuzz::pick_enum(in, WeightsLayout::grouped);
+    a.group = in.ConsumeIntegralInRange<int>(0, 15) == 0 ? in.ConsumeIntegral<int64_t>() : in.ConsumeIntegralInRange<int64_t>(1, 4);
+    // Weights: [C_out, C_in / group, k...] or [G, C_out / G, C_in / G, k...], usually consistent.
+    const int64_t channels = input.size() >= 2 ? input[1] : 1;
+    const int64_t group = a.group >= 1 && a.group <= 4 ? a.group : 1;
+    Shape weights;
+    if (a.weights_layout == WeightsLayout::grouped) weights.push_back(group);
+    const int64_t out_per_group = in.ConsumeIntegralInRange<int64_t>(1, 5);
+    weights.push_back(a.weights_layout == WeightsLayout::grouped ? out_per_group : out_per_group * group);
+    weights.push_back(channels / group > 0 ? channels / group : 1);
+    for (std::size_t i = 0; i < spatial; i++) weights.push_back(in.ConsumeIntegralInRange<int64_t>(1, 5));
+    if (in.ConsumeIntegralInRange<int>(0, 7) == 0) weights = fuzz::pick_shape(in, 6);  // anything
+    ConvGeometry g;
+    try {
+        g = infer_conv_shape(input, weights, a);
+    } catch (const Error &) {
+        return;
+    }
+    const int64_t out_channels = a.weights_layout == WeightsLayout::grouped ? weights[0] * weights[1] : weights[0];
+    check_geometry(input, g, out_channels, "convolution");
+    const int64_t in_count = fuzz::small_count(input, kMaxRunElements);
+    const int64_t out_count = fuzz::small_count(g.output_shape, kMaxRunElements);
+    const int64_t w_count = fuzz::small_count(weights, kMaxRunElements);
+    if (in_count < 0 || out_count < 0 || w_count < 0) return;
+    Tensor x = Tensor::dense(DType::f32, input), w = Tensor::dense(DType::f32, weights);
+    Tensor y = Tensor::dense(DType::f32, g.output_shape);
+    fuzz::fill(in, x, 4, 0, false);
+    fuzz::fill(in, w, 4, 0, false);
+    must_run([&] { poolconv::convolution(x.view(), w.view(), nullptr, y.view(), a); },
+             "convolution, input " + shape_to_string(input) + ", weights " + shape_to_string(weights));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
+    FuzzedDataProvider in(data, size);
+    if (in.ConsumeBool()) {
+        pooling(in);
+    } else {
+        convolution(in);
+    }
+    return 0;
+}
