@@ -25,12 +25,14 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 for target in "${targets[@]}"; do
     mkdir -p "build-fuzz/corpus/$target"
     echo "== $target: $seconds s"
-    # -rss_limit_mb: the kernels' thread pool and ASan's shadow memory need more than the 2 GB default.
-    build-fuzz/tests/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
-        -artifact_prefix="build-fuzz/findings/$target-" "build-fuzz/corpus/$target" "tests/fuzz/$target" 2>&1 |
+    # -rss_limit_mb: the kernels' thread pool and ASan's shadow memory need more than the 2 GB
+    # default. -timeout: an input running longer is a finding (a hang).
+    build-fuzz/tests/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=60 -print_final_stats=1 \
+        -artifact_prefix="$PWD/build-fuzz/findings/$target-" "$PWD/build-fuzz/corpus/$target" "$PWD/tests/fuzz/$target" 2>&1 |
         grep -E "^(INFO: seed corpus|stat::number_of_executed_units|stat::new_units_added|==|FINDING|SUMMARY|#[0-9]+ *DONE)|ERROR|Test unit written|artifact" || true
-    # libFuzzer's exit status is lost in the pipe above: a finding leaves its input in findings/.
-    if compgen -G "build-fuzz/findings/$target-*" > /dev/null; then
+    # libFuzzer's exit status is lost in the pipe above: a finding leaves its input in findings/
+    # (crash-, leak-, timeout- or oom-; a slow-unit- file is only the slowest input seen).
+    if compgen -G "build-fuzz/findings/$target-[clot]*" > /dev/null; then
         echo "run-fuzz: $target found a problem; the input is in build-fuzz/findings/" >&2
         exit 1
     fi

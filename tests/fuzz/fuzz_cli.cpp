@@ -41,20 +41,25 @@ const char *const kWords[] = {
     "2,4,3,3", "", "=", ",", "99999999999999999999", "-9223372036854775808"};
 constexpr DType kTypes[] = {DType::f32, DType::f16, DType::f64, DType::i8, DType::u8, DType::i32};
 
-// The temporary directory every run works in (made once, the working directory from then on);
-// the tool's printed output goes to /dev/null.
-void enter_work_directory() {
-    char name[] = "/tmp/poolconv_fuzz_cli.XXXXXX";
-    if (!::mkdtemp(name) || ::chdir(name) != 0) fuzz::finding("cannot make the work directory");
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (null < 0 || ::dup2(null, STDOUT_FILENO) < 0) fuzz::finding("cannot redirect stdout");
-    ::close(null);
+// The temporary directory every run works in (made once; file names in command lines are taken
+// to be in it). The tool's printed output goes to /dev/null. (No chdir: libFuzzer's own paths
+// may be relative.)
+const std::string &work_directory() {
+    static const std::string dir = [] {
+        char name[] = "/tmp/poolconv_fuzz_cli.XXXXXX";
+        if (!::mkdtemp(name)) fuzz::finding("cannot make the work directory");
+        const int null = ::open("/dev/null", O_WRONLY);
+        if (null < 0 || ::dup2(null, STDOUT_FILENO) < 0) fuzz::finding("cannot redirect stdout");
+        ::close(null);
+        return std::string(name);
+    }();
+    return dir;
 }
 
 // The work directory's files and their contents.
 std::map<std::string, std::string> directory_files() {
     std::map<std::string, std::string> files;
-    for (const fs::directory_entry &e : fs::directory_iterator(".")) {
+    for (const fs::directory_entry &e : fs::directory_iterator(work_directory())) {
         std::ifstream f(e.path(), std::ios::binary);
         files[e.path().filename().string()] = std::string(std::istreambuf_iterator<char>(f), {});
     }
@@ -67,16 +72,14 @@ void write_tensor(FuzzedDataProvider &in, const char *name) {
     for (int64_t &d : shape) d = in.ConsumeIntegralInRange<int64_t>(0, 5);
     test::Tensor t = test::Tensor::dense(dtype, shape);
     fuzz::fill(in, t, 10, 0, true);
-    npy::save(name, dtype, shape, t.data());
+    npy::save(work_directory() + "/" + name, dtype, shape, t.data());
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
-    static const bool ready = (enter_work_directory(), true);
-    (void)ready;
     FuzzedDataProvider in(data, size);
-    for (const fs::directory_entry &e : fs::directory_iterator(".")) fs::remove_all(e.path());
+    for (const fs::directory_entry &e : fs::directory_iterator(work_directory())) fs::remove_all(e.path());
     for (const char *name : {"x.npy", "w.npy", "b.npy"}) {
         if (in.ConsumeIntegralInRange<int>(0, 15) != 0) write_tensor(in, name);
     }
@@ -88,8 +91,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
         std::string word = in.ConsumeIntegralInRange<int>(0, 7) == 0
                                ? in.ConsumeRandomLengthString(24)
                                : kWords[in.ConsumeIntegralInRange<std::size_t>(0, std::size(kWords) - 1)];
-        // Stay inside the work directory, and spare the machine a thousand threads per run.
+        // Stay inside the work directory, and spare the machine a thousand threads per run. A word
+        // naming a file there (x.npy, y.npy, ...) becomes its path.
         if (word.find('/') != std::string::npos || word.find("..") != std::string::npos) word = "slash";
+        if (word.size() > 4 && word.compare(word.size() - 4, 4, ".npy") == 0) word = work_directory() + "/" + word;
         words.push_back(word);
     }
     for (std::size_t i = 1; i < words.size(); i++) {
@@ -118,7 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
         if (failed) fuzz::finding("a failed run left the file " + name);
         if (name.find(".npy") != name.size() - 4 || name.size() < 5) fuzz::finding("a run left the file " + name);
         try {
-            npy::load(name);
+            npy::load(work_directory() + "/" + name);
         } catch (const Error &e) {
             fuzz::finding("a run wrote " + name + ", which does not load: " + e.what());
         }

@@ -29,11 +29,11 @@ void check_geometry(const Shape &input, const PoolGeometry &g, int64_t channels,
                            shape_to_string(g.output_shape));
 }
 
-// Whether a pooling call's windows span so far past a small input that the kernels' scratch plane
-// (the input and every tap the windows of a row's last vector read, 64 outputs past its end at
-// most, 8 bytes per element at most) cannot be allocated: Halide's limit of 2^31 - 1 bytes, which
-// the operators report as "scratch limit". Worked out here from the geometry alone.
-bool beyond_scratch_limit(const Shape &input, const PoolGeometry &g, const PoolAttributes &a) {
+// The bytes of the kernels' scratch plane for a pooling call, at most: the input and every tap the
+// windows of a row's last vector read (64 outputs past its end at most), 8 bytes per element at
+// most. Beyond Halide's limit of 2^31 - 1 bytes the operators report "scratch limit". Worked out
+// here from the geometry alone.
+long double padded_plane_bytes(const Shape &input, const PoolGeometry &g, const PoolAttributes &a) {
     const std::size_t spatial = input.size() - 2;
     long double bytes = 8;
     for (std::size_t i = 0; i < spatial; i++) {
@@ -43,7 +43,19 @@ bool beyond_scratch_limit(const Shape &input, const PoolGeometry &g, const PoolA
         const long double begin = g.pads_begin[i] > 0 ? -static_cast<long double>(g.pads_begin[i]) : 0;
         bytes *= std::max<long double>(input[i + 2], last + 1) - begin;
     }
-    return bytes > 2147483647.0L;
+    return bytes;
+}
+
+// Whether running the call is quick: the kernels visit every tap of every window, padding
+// included, and windows millions of taps wide over a few input elements (which shape inference
+// rightly accepts) take seconds. This target checks that such calls are accepted, not how fast.
+bool small_work(const PoolGeometry &g, const Shape &kernel) {
+    long double taps = 1;
+    for (std::size_t d = 0; d < g.output_shape.size(); d++) {
+        taps *= static_cast<long double>(g.output_shape[d]) + (d + 1 == g.output_shape.size() ? 63 : 0);  // whole vectors
+    }
+    for (int64_t k : kernel) taps *= static_cast<long double>(k);
+    return taps <= 1e8L;
 }
 
 // The operator accepted the shape; running it must not fail either, except for the scratch limit
@@ -77,7 +89,10 @@ void pooling(FuzzedDataProvider &in) {
     check_geometry(input, g, input[1], "pooling " + test::describe(a));
     const int64_t in_count = fuzz::small_count(input, kMaxRunElements);
     const int64_t out_count = fuzz::small_count(g.output_shape, kMaxRunElements);
-    if (in_count < 0 || out_count < 0) return;
+    // Planes between 16 MiB and the limit would be allocated and filled: slow, and nothing new.
+    const long double plane = padded_plane_bytes(input, g, a);
+    const bool scratch = plane > 2147483647.0L;
+    if (in_count < 0 || out_count < 0 || !small_work(g, a.kernel) || (plane > 16777216.0L && !scratch)) return;
 
     const DType dtype = in.ConsumeBool() ? DType::f32 : DType::u8;
     Tensor x = Tensor::dense(dtype, input), y = Tensor::dense(dtype, g.output_shape);
@@ -90,7 +105,6 @@ void pooling(FuzzedDataProvider &in) {
     static_cast<PoolAttributes &>(avg_a) = a;
     avg_a.pad_mode = fuzz::pick_enum(in, AvgPadMode::include_pad_openvino);
     const std::string what = "pooling, input " + shape_to_string(input) + ", " + test::describe(a);
-    const bool scratch = beyond_scratch_limit(input, g, a);
     must_run([&] { max_pool(x.view(), y.view(), max_a); }, "max_pool " + what, scratch);
     const TensorView iv = indices.view();
     must_run([&] { max_pool(x.view(), y.view(), max_a, &iv); }, "max_pool with indices " + what, scratch);
@@ -125,7 +139,7 @@ void convolution(FuzzedDataProvider &in) {
     const int64_t in_count = fuzz::small_count(input, kMaxRunElements);
     const int64_t out_count = fuzz::small_count(g.output_shape, kMaxRunElements);
     const int64_t w_count = fuzz::small_count(weights, kMaxRunElements);
-    if (in_count < 0 || out_count < 0 || w_count < 0) return;
+    if (in_count < 0 || out_count < 0 || w_count < 0 || !small_work(g, Shape(weights.end() - spatial, weights.end()))) return;
     Tensor x = Tensor::dense(DType::f32, input), w = Tensor::dense(DType::f32, weights);
     Tensor y = Tensor::dense(DType::f32, g.output_shape);
     fuzz::fill(in, x, 4, 0, false);
