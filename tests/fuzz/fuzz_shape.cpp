@@ -89,9 +89,11 @@ void pooling(FuzzedDataProvider &in) {
     check_geometry(input, g, input[1], "pooling " + test::describe(a));
     const int64_t in_count = fuzz::small_count(input, kMaxRunElements);
     const int64_t out_count = fuzz::small_count(g.output_shape, kMaxRunElements);
-    // Planes between 16 MiB and the limit would be allocated and filled: slow, and nothing new.
-    const long double plane = padded_plane_bytes(input, g, a);
-    const bool scratch = plane > 2147483647.0L;
+    // Run where the plane is small whatever the element size (the call must succeed) or too large
+    // whatever it is (a quick refusal); in between, planes of up to 2 GiB would be allocated and
+    // filled: seconds per call, and nothing new.
+    const long double plane = padded_plane_bytes(input, g, a);  // at 8 bytes per element
+    const bool scratch = plane / 8 > 2147483647.0L;
     if (in_count < 0 || out_count < 0 || !small_work(g, a.kernel) || (plane > 16777216.0L && !scratch)) return;
 
     const DType dtype = in.ConsumeBool() ? DType::f32 : DType::u8;
@@ -109,6 +111,16 @@ void pooling(FuzzedDataProvider &in) {
     const TensorView iv = indices.view();
     must_run([&] { max_pool(x.view(), y.view(), max_a, &iv); }, "max_pool with indices " + what, scratch);
     if (dtype == DType::f32) must_run([&] { avg_pool(x.view(), y.view(), avg_a); }, "avg_pool " + what, scratch);
+    if (scratch) {
+        // Refused whatever the type: a plane of 1-byte elements is already beyond the limit.
+        bool refused = false;
+        try {
+            max_pool(x.view(), y.view(), max_a);
+        } catch (const Error &) {
+            refused = true;
+        }
+        if (!refused) fuzz::finding("max_pool " + what + ": ran with a padded plane beyond the scratch limit");
+    }
 }
 
 void convolution(FuzzedDataProvider &in) {
