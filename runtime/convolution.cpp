@@ -376,8 +376,12 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         const std::size_t ax = detail::halide_axis(spatial, i);
         const int64_t k = weights_shape_[i + 2];
         facts.kernel[ax] = k;
-        const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
-        const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
+        // A stride along an axis of one output, or a dilation along a kernel of one tap, changes
+        // nothing: the kernels get 1, which takes the fast paths and keeps the per-task input copy
+        // (sized by the stride: `phased` in the generator) small.
+        const bool one_output = geometry.output_shape[i + 2] == 1;
+        const int64_t s = attributes_.strides.empty() || one_output ? 1 : attributes_.strides[i];
+        const int64_t d = attributes_.dilations.empty() || k == 1 ? 1 : attributes_.dilations[i];
         const int64_t pb = geometry.pads_begin[i];
         // Shape inference checked that these, and every coordinate a kernel computes (over-computed
         // tiles included), fit in int32.

@@ -58,6 +58,25 @@ bool small_work(const PoolGeometry &g, const Shape &kernel) {
     return taps <= 1e8L;
 }
 
+// Whether a convolution's per-task input copy stays small: the kernels copy the input rows a task
+// reads, stride phase by stride phase, so the copy grows with stride x outputs (and dilated
+// kernel); strides and pads of hundreds of thousands over a few elements make it exceed Halide's
+// 2 GiB scratch limit, which the kernel reports (an open limitation: see the README of this
+// folder). Estimated generously: a whole row of outputs and three rows of tiles per task, every
+// input channel, 8 bytes each; calls beyond 64 MiB are not run.
+bool small_conv_copy(const Shape &input, const PoolGeometry &g, const ConvAttributes &a, const Shape &kernel) {
+    const std::size_t spatial = input.size() - 2;
+    long double bytes = 8.0L * static_cast<long double>(input[1]);
+    for (std::size_t i = 0; i < spatial; i++) {
+        const long double outputs = static_cast<long double>(g.output_shape[i + 2]);
+        const long double s = outputs == 1 || a.strides.empty() ? 1 : a.strides[i];
+        const long double d = a.dilations.empty() ? 1 : a.dilations[i];
+        const long double per_task = i + 1 == spatial ? outputs + 64 : std::min<long double>(outputs, 3) + 2;
+        bytes *= per_task * s + (kernel[i] - 1) * d + s;
+    }
+    return bytes <= 67108864.0L;
+}
+
 // The operator accepted the shape; running it must not fail either, except for the scratch limit
 // where the geometry shows it (`scratch_limit_applies`). (FUZZ_VERBOSE=1 prints each call first:
 // what a crash inside a kernel was running.)
@@ -151,13 +170,19 @@ void convolution(FuzzedDataProvider &in) {
     const int64_t in_count = fuzz::small_count(input, kMaxRunElements);
     const int64_t out_count = fuzz::small_count(g.output_shape, kMaxRunElements);
     const int64_t w_count = fuzz::small_count(weights, kMaxRunElements);
-    if (in_count < 0 || out_count < 0 || w_count < 0 || !small_work(g, Shape(weights.end() - spatial, weights.end()))) return;
+    if (in_count < 0 || out_count < 0 || w_count < 0 || !small_work(g, Shape(weights.end() - spatial, weights.end())) ||
+        !small_conv_copy(input, g, a, Shape(weights.end() - spatial, weights.end()))) {
+        return;
+    }
     Tensor x = Tensor::dense(DType::f32, input), w = Tensor::dense(DType::f32, weights);
     Tensor y = Tensor::dense(DType::f32, g.output_shape);
     fuzz::fill(in, x, 4, 0, false);
     fuzz::fill(in, w, 4, 0, false);
+    PoolAttributes window;  // the window attributes, printed as pooling's are
+    static_cast<WindowAttributes &>(window) = a;
     must_run([&] { poolconv::convolution(x.view(), w.view(), nullptr, y.view(), a); },
-             "convolution, input " + shape_to_string(input) + ", weights " + shape_to_string(weights));
+             "convolution, input " + shape_to_string(input) + ", weights " + shape_to_string(weights) + ", " +
+                 test::describe(window) + ", group " + std::to_string(a.group));
 }
 
 }  // namespace
