@@ -17,6 +17,11 @@
 //                   for), in builds that have them (POOLCONV_AUTOSCHEDULED_KERNELS)
 //   PEAK/fma/<n>t   no operator: n threads each running independent AVX-512 (else AVX2) FMAs from
 //                   registers, the FLOP/s ceiling the convolutions are compared with
+//   <P ID>/copy/<n>t
+//                   no operator: memcpy of half the pooling shape's bytes (input + output [+
+//                   indices]) into the other half, split among n threads: the same footprint
+//                   read and written once, the bandwidth ceiling its pooling rows are compared
+//                   with (the caches or memory that footprint lives in, at that thread count)
 // Times are wall-clock (UseRealTime); exact_names_reporter.h keeps Google Benchmark from adding
 // "/real_time" to the names. Threads: poolconv::set_num_threads(n) and, for oneDNN's OpenMP
 // runtime, omp_set_num_threads(n). Default --benchmark_min_time: 0.2 s.
@@ -38,6 +43,8 @@
 //   /usr/bin/python3 bench/ratios.py bench.json
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -519,6 +526,73 @@ void run_benchmark(benchmark::State &state, const std::string &id, const SetupCa
     state.SetLabel(bytes + p->label);
 }
 
+// ---- Copy bandwidth at a pooling shape's footprint ----
+
+// n threads copying their slices of one buffer into another, started together on every run().
+// The helpers spin between runs (waking a sleeping thread costs microseconds, as much as the
+// copy of a small footprint) and stop with the object, so they only take a core while it lives.
+class ParallelCopy {
+public:
+    ParallelCopy(int threads, std::size_t bytes)
+        : threads_(threads), bytes_(bytes), src_(static_cast<int64_t>(bytes)), dst_(static_cast<int64_t>(bytes)) {
+        std::memset(src_.data(), 1, bytes);
+        std::memset(dst_.data(), 2, bytes);  // both buffers touched: no page faults timed
+        for (int t = 1; t < threads; t++) helpers_.emplace_back([this, t] { helper(t); });
+    }
+    ~ParallelCopy() {
+        stop_ = true;
+        generation_++;
+        for (std::thread &t : helpers_) t.join();
+    }
+    void run() {
+        done_ = 0;
+        generation_++;
+        copy_slice(0);
+        while (done_.load(std::memory_order_acquire) != threads_ - 1) {
+        }
+    }
+
+private:
+    void copy_slice(int t) {
+        // Slices in whole cache lines.
+        const std::size_t lines = (bytes_ + 63) / 64, begin = lines * t / threads_ * 64;
+        const std::size_t end = std::min(bytes_, lines * (t + 1) / threads_ * 64);
+        if (end > begin) std::memcpy(dst_.data() + begin, src_.data() + begin, end - begin);
+    }
+    void helper(int t) {
+        uint64_t seen = 0;
+        for (;;) {
+            uint64_t g;
+            while ((g = generation_.load(std::memory_order_acquire)) == seen) {
+            }
+            seen = g;
+            if (stop_) return;
+            copy_slice(t);
+            done_.fetch_add(1, std::memory_order_release);
+        }
+    }
+
+    const int threads_;
+    const std::size_t bytes_;
+    AlignedBuffer<unsigned char> src_, dst_;
+    std::vector<std::thread> helpers_;
+    std::atomic<uint64_t> generation_{0};
+    std::atomic<int> done_{0};
+    std::atomic<bool> stop_{false};
+};
+
+void run_copy(benchmark::State &state, const std::string &id, const SetupCache::MakeData &make, int threads) {
+    const CaseData &d = setup_cache().case_data(id, make);
+    // Half the footprint copied onto the other half: d.bytes read and written in all.
+    ParallelCopy copy(threads, static_cast<std::size_t>(d.bytes / 2));
+    copy.run();
+    for (auto _ : state) copy.run();
+    state.counters["GB/s"] = benchmark::Counter(d.bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    char label[64];
+    std::snprintf(label, sizeof label, "%.2f MB footprint, memcpy", d.bytes * 1e-6);
+    state.SetLabel(label);
+}
+
 // ---- FMA peak: 24 independent accumulators per thread, so neither latency nor memory limits it ----
 
 constexpr int64_t kPeakSteps = 1 << 18;  // iterations of 24 FMAs per thread per benchmark iteration
@@ -617,6 +691,10 @@ int main(int argc, char **argv) {
     for (const PoolCase &c : pools) {
         for (int threads : kThreadCounts) {
             for (Impl impl : impls) add(c.id, impl, threads, [&c] { return make_case_data(c); });
+            const std::string name = c.id + "/copy/" + std::to_string(threads) + "t";
+            benchmark::RegisterBenchmark(name.c_str(), [&c, threads](benchmark::State &state) {
+                run_copy(state, c.id, [&c] { return make_case_data(c); }, threads);
+            })->UseRealTime()->Unit(benchmark::kMicrosecond);
         }
     }
     for (int threads : kThreadCounts) {

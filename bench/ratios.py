@@ -11,8 +11,10 @@ another implementation's median time / poolconv's: above 1 means poolconv is fas
 are in bold. Columns: oneDNN NCHW and blocked, and poolconv_adams2019 / poolconv_mullapudi2016 (the
 autoschedulers' checked-in schedules) when the input has them. --times adds their median times.
 Convolutions also get poolconv's GFLOP/s and its fraction of the FMA peak that PEAK/fma/<n>t
-measured in the same run. --compact prints one row per shape, each cell "1 thread / 2 threads"
-(the README's table). Pure standard library.
+measured in the same run; pooling shapes poolconv's GB/s as a fraction of the copy bandwidth that
+<ID>/copy/<n>t measured at the shape's footprint and thread count in the same run (the "limit"
+columns). --compact prints one row per shape, each cell "1 thread / 2 threads" (the README's
+table). Pure standard library.
 """
 
 import argparse
@@ -44,6 +46,28 @@ def collect_peaks(doc):
             if b.get("run_type") != "aggregate" or b.get("aggregate_name") == "median":
                 peaks.setdefault(int(m["threads"]), []).append(b["GFLOP/s"])
     return {t: statistics.median(v) for t, v in peaks.items()}
+
+
+def collect_copies(doc):
+    """{(id, threads): median GB/s of <id>/copy/<threads>t}"""
+    copies = {}
+    for b in doc.get("benchmarks", []):
+        m = NAME_RE.match(b.get("run_name") or b.get("name", ""))
+        if m and m["impl"] == "copy" and b.get("GB/s") is not None and not b.get("error_occurred"):
+            if b.get("run_type") != "aggregate" or b.get("aggregate_name") == "median":
+                copies.setdefault((m["id"], int(m["threads"])), []).append(b["GB/s"])
+    return {k: statistics.median(v) for k, v in copies.items()}
+
+
+def limit_share(pc, peaks, copies, rid, threads):
+    """poolconv's fraction of the limit measured in the same run: the FMA peak for convolutions
+    (GFLOP/s), the copy bandwidth at the footprint for pooling (GB/s); None when not measured."""
+    if not pc or pc["error"]:
+        return None
+    if pc.get("gflops") is not None:
+        return pc["gflops"] / peaks[threads] if threads in peaks else None
+    copy = copies.get((rid, threads))
+    return pc["gbps"] / copy if copy and pc.get("gbps") is not None else None
 
 
 def collect(doc):
@@ -89,7 +113,7 @@ def fmt_time(us):
     return "—" if us is None else (f"{us:.1f}" if us < 1000 else f"{us:.0f}")
 
 
-def print_compact(res, peaks, others):
+def print_compact(res, peaks, copies, others):
     """One row per shape; each cell "<1 thread> / <2 threads>" (threads as in the input)."""
     ids = sorted({k[0] for k in res}, key=natural)
     threads = sorted({k[1] for k in res})
@@ -105,16 +129,14 @@ def print_compact(res, peaks, others):
         return f"**{r:.2f}**" if r < 1 else f"{r:.2f}"
 
     def peak_share(rid, t):
-        pc = res.get((rid, t, "poolconv"))
-        if not pc or pc["error"] or pc["gflops"] is None or t not in peaks:
-            return "—"
-        return f"{100 * pc['gflops'] / peaks[t]:.0f}%"
+        share = limit_share(res.get((rid, t, "poolconv")), peaks, copies, rid, t)
+        return "—" if share is None else f"{100 * share:.0f}%"
 
     def time(rid, t):
         pc = res.get((rid, t, "poolconv"))
         return "—" if not pc or pc["error"] else fmt_time(pc["us"])
 
-    header = ["ID", "poolconv µs", "% of FMA peak"] + [f"{impl} / poolconv" for impl in others]
+    header = ["ID", "poolconv µs", "% of limit"] + [f"{impl} / poolconv" for impl in others]
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
     for rid in ids:
@@ -124,6 +146,7 @@ def print_compact(res, peaks, others):
     print()
     for t, p in sorted(peaks.items()):
         print(f"FMA peak measured (PEAK/fma/{t}t): {p:.0f} GFLOP/s")
+    print("% of limit: convolutions of that FMA peak, pooling of the copy bandwidth at the shape's footprint")
 
 
 def main():
@@ -136,15 +159,16 @@ def main():
     doc = load(args.json)
     res = collect(doc)
     peaks = collect_peaks(doc)
+    copies = collect_copies(doc)
     rows = sorted({(k[0], k[1]) for k in res}, key=lambda r: (natural(r[0]), r[1]))
     if not rows:
         sys.exit("ratios.py: no poolconv_bench results (<ID>/<impl>/<N>t) in the input")
 
     others = [impl for impl in IMPLS[1:] if any(k[2] == impl for k in res)]
     if args.compact:
-        print_compact(res, peaks, others)
+        print_compact(res, peaks, copies, others)
         return
-    header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s", "poolconv GFLOP/s (% of FMA peak)"]
+    header = ["ID", "threads", "poolconv median (µs)", "poolconv GB/s", "poolconv GFLOP/s", "% of limit"]
     header += [f"{impl} / poolconv" for impl in others]
     if args.times:
         header += [f"{impl} median (µs)" for impl in others]
@@ -157,17 +181,14 @@ def main():
         pc = res.get((rid, threads, "poolconv"))
         cells = [rid, f"{threads}"]
         if pc is None or pc["error"]:
-            cells += ["error" if pc else "—", "—", "—"]
+            cells += ["error" if pc else "—", "—", "—", "—"]
             if pc:
                 errors.append(f"{rid}/poolconv/{threads}t: {pc['error']}")
         else:
             cells += [fmt_time(pc["us"]), "—" if pc["gbps"] is None else f"{pc['gbps']:.2f}"]
-            if pc.get("gflops") is None:
-                cells.append("—")
-            elif threads in peaks:
-                cells.append(f"{pc['gflops']:.0f} ({100 * pc['gflops'] / peaks[threads]:.0f}%)")
-            else:
-                cells.append(f"{pc['gflops']:.0f}")
+            cells.append("—" if pc.get("gflops") is None else f"{pc['gflops']:.0f}")
+            share = limit_share(pc, peaks, copies, rid, threads)
+            cells.append("—" if share is None else f"{100 * share:.0f}%")
         for impl in others:
             other = res.get((rid, threads, impl))
             if other and other["error"]:
@@ -188,6 +209,7 @@ def main():
     print()
     for t, p in sorted(peaks.items()):
         print(f"FMA peak measured (PEAK/fma/{t}t): {p:.0f} GFLOP/s")
+    print("% of limit: convolutions of that FMA peak, pooling of the copy bandwidth at the shape's footprint")
     for impl, cases in slower.items():
         print(f"poolconv slower than {impl} on: {', '.join(cases) if cases else 'none'}")
     for e in errors:
