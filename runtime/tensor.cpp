@@ -33,11 +33,16 @@ DType dtype_from_name(std::string_view name) {
 }
 
 int64_t TensorView::element_count() const {
-    int64_t count = 1;
     for (int64_t d : shape) {
         if (d < 0) throw Error("tensor shape " + shape_to_string(shape) + " has a negative dimension");
-        count = checked_mul(count, d, "tensor element count");
     }
+    // A zero dimension makes the count 0 however large the others (whose product may not fit:
+    // found by fuzz_npy on a loadable empty array).
+    for (int64_t d : shape) {
+        if (d == 0) return 0;
+    }
+    int64_t count = 1;
+    for (int64_t d : shape) count = checked_mul(count, d, "tensor element count");
     return count;
 }
 
