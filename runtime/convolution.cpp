@@ -379,14 +379,15 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         // A stride along an axis of one output, or a dilation along a kernel of one tap, changes
         // nothing: the kernels get 1, which takes the fast paths and keeps the per-task input copy
         // (sized by the stride: `phased` in the generator) small.
-        const bool one_output = geometry.output_shape[i + 2] == 1;
-        const int64_t s = attributes_.strides.empty() || one_output ? 1 : attributes_.strides[i];
-        const int64_t d = attributes_.dilations.empty() || k == 1 ? 1 : attributes_.dilations[i];
+        // (The plan is chosen by the attributes as given: the pointwise plan needs an input as
+        // wide as its output.)
+        const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
+        const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
         const int64_t pb = geometry.pads_begin[i];
         // Shape inference checked that these, and every coordinate a kernel computes (over-computed
         // tiles included), fit in int32.
-        stride[ax] = static_cast<int32_t>(s);
-        dilation[ax] = static_cast<int32_t>(d);
+        stride[ax] = static_cast<int32_t>(geometry.output_shape[i + 2] == 1 ? 1 : s);
+        dilation[ax] = static_cast<int32_t>(k == 1 ? 1 : d);
         pad_begin[ax] = static_cast<int32_t>(pb);
         facts.stride[ax] = s, facts.dilation[ax] = d;
     }
@@ -399,7 +400,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     facts.one_to_one = true;  // each output pixel reads the input pixel at its position
     for (std::size_t i = 0; i < spatial; i++) {
         facts.one_to_one = facts.one_to_one && weights_shape_[i + 2] == 1 &&
-                           stride[detail::halide_axis(spatial, i)] == 1 && geometry.pads_begin[i] == 0 &&
+                           facts.stride[detail::halide_axis(spatial, i)] == 1 && geometry.pads_begin[i] == 0 &&
                            geometry.pads_end[i] == 0;
     }
     // The pointwise kernels take each dense plane as one row, so their tiles never stop at a row end.

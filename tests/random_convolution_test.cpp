@@ -367,6 +367,31 @@ TEST_P(RandomConvolution, OneOutputAnyStride) {
     EXPECT_TRUE(test::tensors_match(got, expected));
 }
 
+// A 1x1 kernel with stride 3 along a row of 3 (one output there): not a pointwise convolution
+// (whose kernels take an input as wide as the output), though the kernels get stride 1 on that
+// axis (found by fuzz_conv: f64, 4 groups, on the pointwise kernels, 4 wrong values).
+TEST_P(RandomConvolution, OneOutputStrideIsNotPointwise) {
+    Rng rng(3012);
+    ConvAttributes a;
+    a.group = 4;
+    a.strides = {1, 3};
+    a.dilations = {1, 2};
+    a.auto_pad = AutoPad::valid;
+    for (DType dtype : {DType::f32, DType::f64}) {
+        Tensor x = Tensor::dense(dtype, {2, 4, 9, 3}), w = Tensor::dense(dtype, {8, 1, 1, 1});
+        test::fill_random(x, rng, {});
+        test::fill_random(w, rng, {});
+        const PreparedConvolution conv(w.view(), nullptr, a);
+        const Shape out_shape = conv.infer_shape(x.shape()).output_shape;
+        ASSERT_EQ(out_shape, (Shape{2, 8, 9, 1}));
+        Tensor got = Tensor::dense(dtype, out_shape), expected = Tensor::dense(dtype, out_shape);
+        EXPECT_EQ(conv.kernel_name(x.view(), got.view()).find("pointwise"), std::string::npos);
+        reference::convolution(x.view(), w.view(), nullptr, expected.view(), a);
+        conv.run(x.view(), got.view());
+        EXPECT_TRUE(test::tensors_match(got, expected)) << dtype_name(dtype);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, RandomConvolution, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
 
 }  // namespace
