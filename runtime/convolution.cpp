@@ -29,12 +29,11 @@ namespace detail {
 struct PackedWeights {
     int64_t out_block = 0;     // output channels per group, padded to the kernels' block
     // The kernels' arithmetic type: f32 (for f32, f16 and bf16 convolutions, which it holds
-    // exactly) or f64. The arrays hold elements of it, as doubles for f64 and floats otherwise.
+    // exactly) or f64; the arrays hold elements of it.
     DType type = DType::f32;
-    std::vector<float> weights, bias;
-    std::vector<double> weights_f64, bias_f64;
     // Weights (g, co run, ci, kz, ky, kx, co in run): see conv_packing.h. Bias (g, co), out_block
     // per group; zeros without a bias.
+    std::vector<unsigned char> weights, bias;
     // Halide dimensions, innermost first: weights (co in run, kx, ky, kz, ci, co run, g), bias (co, g).
     std::vector<halide_dimension_t> weights_dims, bias_dims;
 
@@ -48,7 +47,7 @@ struct PackedWeights {
         const int slot = isa == Isa::cuda ? 0 : 1;
         std::lock_guard<std::mutex> lock(device_mutex);
         if (!device[slot][0]) {
-            std::unique_ptr<KernelBuffer> copies[2] = {view(weights_data(), weights_dims), view(bias_data(), bias_dims)};
+            std::unique_ptr<KernelBuffer> copies[2] = {view(weights, weights_dims), view(bias, bias_dims)};
             for (std::unique_ptr<KernelBuffer> &b : copies) {
                 const int status = halide_copy_to_device(nullptr, b->get(), device_interface(isa));
                 if (status != 0) throw_kernel_failure("convolution: weights upload", status);
@@ -61,28 +60,32 @@ struct PackedWeights {
 
     // Sizes the arrays for `weight_count` weights and `bias_count` bias elements, all zero.
     void allocate(std::size_t weight_count, std::size_t bias_count) {
-        if (type == DType::f64) {
-            weights_f64.assign(weight_count, 0.0), bias_f64.assign(bias_count, 0.0);
-        } else {
-            weights.assign(weight_count, 0.0f), bias.assign(bias_count, 0.0f);
-        }
+        weights.assign(weight_count * dtype_size(type), 0);
+        bias.assign(bias_count * dtype_size(type), 0);
     }
-    void set_weight(std::size_t i, double v) { type == DType::f64 ? void(weights_f64[i] = v) : void(weights[i] = float(v)); }
-    void set_bias(std::size_t i, double v) { type == DType::f64 ? void(bias_f64[i] = v) : void(bias[i] = float(v)); }
+    void set_weight(std::size_t i, double v) { store(weights, i, v); }
+    void set_bias(std::size_t i, double v) { store(bias, i, v); }
 
     // Makes the host views; call once the arrays and dimensions are final.
     void finish() {
-        host[0] = view(weights_data(), weights_dims);
-        host[1] = view(bias_data(), bias_dims);
+        host[0] = view(weights, weights_dims);
+        host[1] = view(bias, bias_dims);
     }
 
 private:
-    const void *weights_data() const { return type == DType::f64 ? static_cast<const void *>(weights_f64.data()) : weights.data(); }
-    const void *bias_data() const { return type == DType::f64 ? static_cast<const void *>(bias_f64.data()) : bias.data(); }
+    // Element i of `array` set to v in the arithmetic type.
+    void store(std::vector<unsigned char> &array, std::size_t i, double v) const {
+        if (type == DType::f64) {
+            std::memcpy(&array[i * sizeof v], &v, sizeof v);
+        } else {
+            const float f = static_cast<float>(v);
+            std::memcpy(&array[i * sizeof f], &f, sizeof f);
+        }
+    }
 
     // const_cast: the kernels only read weights and bias.
-    std::unique_ptr<KernelBuffer> view(const void *data, const std::vector<halide_dimension_t> &dims) const {
-        return std::make_unique<KernelBuffer>(const_cast<void *>(data), type, dims);
+    std::unique_ptr<KernelBuffer> view(const std::vector<unsigned char> &data, const std::vector<halide_dimension_t> &dims) const {
+        return std::make_unique<KernelBuffer>(const_cast<unsigned char *>(data.data()), type, dims);
     }
 
     std::unique_ptr<KernelBuffer> host[2];  // [weights, bias]
