@@ -12,6 +12,7 @@
 // structure is in schedules/convolution_schedule.cpp.
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "Halide.h"
@@ -69,6 +70,10 @@ public:
     //                 the runtime passes dense spatial axes as one x axis (so tiles do not stop at
     //                 row ends), and the kernel takes only 1x1x1 weights.
     GeneratorParam<ConvPlan> plan{"plan", ConvPlan::general, conv_plan_names()};
+    // Our schedule's accumulator tile for the plan, "XxCxR" (x vectors, output channels, rows:
+    // schedules/target_params.h), instead of the target's; empty: the target's. poolconv-tune
+    // tries several.
+    GeneratorParam<std::string> tile{"tile", ""};
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
@@ -110,6 +115,17 @@ public:
         const bool depthwise_1d = kernel_plan == ConvPlan::depthwise_1d;
         const bool pointwise = kernel_plan == ConvPlan::pointwise;
         const bool any_depthwise = depthwise || depthwise_1d;
+        // The layer's constants where the kernel is built for one (generators/fixed_layer.h).
+        const FixedLayer layer_shape = fixed_layer();
+        auto extent = [&](const auto &buffer, const char *name, int d) {
+            return layer_shape.value(name, d, buffer.dim(d).extent());
+        };
+        Expr stride_at[3], dilation_at[3], pad_at[3];
+        for (int a = 0; a < 3; a++) {
+            stride_at[a] = layer_shape.value("stride", a, stride[a]);
+            dilation_at[a] = layer_shape.value("dilation", a, dilation[a]);
+            pad_at[a] = layer_shape.value("pad_begin", a, pad_begin[a]);
+        }
         // ---- Algorithm ----
         // The input in the arithmetic type, zero outside [0, extent) along x, y and z. (The stage
         // keeps its historical name, which the checked-in f32 schedules refer to.)
@@ -118,17 +134,18 @@ public:
         Func input_f32("input_f32");
         input_f32(x, y, z, c, g, n) = cast(arithmetic, input(x, y, z, c, g, n));
         Func padded = BoundaryConditions::constant_exterior(
-            input_f32, zero, {{0, input.dim(0).extent()}, {0, input.dim(1).extent()}, {0, input.dim(2).extent()}});
+            input_f32, zero,
+            {{0, extent(input, "input", 0)}, {0, extent(input, "input", 1)}, {0, extent(input, "input", 2)}});
 
         // Taps: kernel position (kx, ky, kz) and input channel ci of the group, kx innermost.
-        RDom taps({{0, weights.dim(1).extent()}, {0, weights.dim(2).extent()}, {0, weights.dim(3).extent()},
-                   {0, weights.dim(4).extent()}},
+        RDom taps({{0, extent(weights, "weights", 1)}, {0, extent(weights, "weights", 2)}, {0, extent(weights, "weights", 3)},
+                   {0, extent(weights, "weights", 4)}},
                   "taps");
         const RVar kx = taps.x, ky = taps.y, kz = taps.z, ci = taps.w;
         // The runtime passes strides >= 1; the max lets bounds inference see that x's is positive.
-        const Expr stride_x = max(stride[0], 1);
+        const Expr stride_x = max(stride_at[0], 1);
         // Input row (a = 1) or plane (a = 2) of output position o's tap k.
-        auto at = [&](int a, const Var &o, const RVar &k) { return o * stride[a] - pad_begin[a] + k * dilation[a]; };
+        auto at = [&](int a, const Var &o, const RVar &k) { return o * stride_at[a] - pad_at[a] + k * dilation_at[a]; };
 
         // The padded input with x split by stride phase: column q * stride_x + r is phased(q, r).
         // Output column o's taps then read columns q = o + (k * dilation - pad) / stride, so a
@@ -142,8 +159,8 @@ public:
             // each row's first and last vectors were gathers of clamped columns. GPU kernels keep
             // the one-line definition below: their schedule stages it block by block.
             Func depth_padded = BoundaryConditions::constant_exterior(
-                input_f32, zero, {{Expr(), Expr()}, {Expr(), Expr()}, {0, input.dim(2).extent()}});
-            plane = RDom({{0, input.dim(0).extent()}, {0, input.dim(1).extent()}}, "plane");
+                input_f32, zero, {{Expr(), Expr()}, {Expr(), Expr()}, {0, extent(input, "input", 2)}});
+            plane = RDom({{0, extent(input, "input", 0)}, {0, extent(input, "input", 1)}}, "plane");
             phased(q, r, y, z, c, g, n) = zero;
             phased(plane.x / stride_x, plane.x % stride_x, plane.y, z, c, g, n) =
                 depth_padded(plane.x, plane.y, z, c, g, n);
@@ -181,7 +198,7 @@ public:
             // row of outputs reads a dense vector at any stride. Written per column (column /
             // stride), only the strides the schedule specializes (1, 2) simplified to that; the
             // rest divided every lane and gathered.
-            const Expr tap_offset = kx * dilation[0] - pad_begin[0];
+            const Expr tap_offset = kx * dilation_at[0] - pad_at[0];
             sum(x, y, z, c, g, n) += weight * phased(x + tap_offset / stride_x, tap_offset % stride_x, at(1, y, ky),
                                                      at(2, z, kz), ci, g, n);
         }
@@ -202,6 +219,7 @@ public:
 
         set_estimates(kernel_plan);
         constrain_layouts(kernel_plan);
+        fix_layer(layer_shape);
         if (scheduled_elsewhere()) return;
 
         schedules::ConvolutionStages stages;
@@ -212,16 +230,17 @@ public:
         stages.input = input;
         stages.taps = {kx, ky, kz, ci};
         if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
-        stages.kernel_x = weights.dim(1).extent();
-        stages.kernel_y = weights.dim(2).extent();
-        stages.kernel_z = weights.dim(3).extent();
-        stages.output_width = output.dim(0).extent();
-        stages.output_height = output.dim(1).extent();
-        stages.stride_x = stride[0];
-        stages.stride_y = stride[1];
-        stages.dilation_x = dilation[0];
-        stages.dilation_y = dilation[1];
-        const schedules::TargetParams target = schedules::target_params(get_target());
+        stages.kernel_x = extent(weights, "weights", 1);
+        stages.kernel_y = extent(weights, "weights", 2);
+        stages.kernel_z = extent(weights, "weights", 3);
+        stages.output_width = extent(output, "output", 0);
+        stages.output_height = extent(output, "output", 1);
+        stages.stride_x = stride_at[0];
+        stages.stride_y = stride_at[1];
+        stages.dilation_x = dilation_at[0];
+        stages.dilation_y = dilation_at[1];
+        schedules::TargetParams target = schedules::target_params(get_target());
+        if (!tile.value().empty()) schedules::conv_plan_tile(target, kernel_plan) = parse_tile(tile.value());
         schedules::schedule_convolution(stages, target, kernel_plan);
     }
 
@@ -249,6 +268,30 @@ public:
         clamp_min.set_estimate(-std::numeric_limits<float>::infinity());
         clamp_max.set_estimate(std::numeric_limits<float>::infinity());
         output.set_estimates({{0, est.spatial[0]}, {0, est.spatial[1]}, {0, est.spatial[2]}, {0, cout_g}, {0, est.groups}, {0, est.batch}});
+    }
+
+    // A kernel built for one layer: its extents and window attributes are constants, and its
+    // estimates (generators/fixed_layer.h).
+    void fix_layer(const FixedLayer &layer_shape) {
+        layer_shape.constrain(input, "input");
+        layer_shape.constrain(weights, "weights");
+        layer_shape.constrain(bias, "bias");
+        layer_shape.constrain(output, "output");
+        layer_shape.estimate(stride, "stride");
+        layer_shape.estimate(dilation, "dilation");
+        layer_shape.estimate(pad_begin, "pad_begin");
+    }
+
+    // The `tile` parameter, "XxCxR".
+    static schedules::ConvTile parse_tile(const std::string &text) {
+        const FixedLayer parsed("tile:" + text);
+        auto at = [&](int i) {
+            const Expr e = parsed.value("tile", i, Expr());
+            const std::optional<int64_t> v = as_const_int(e);
+            if (!v || *v < 1) throw CompileError("tile: expected XxCxR of positive numbers, got \"" + text + "\"");
+            return static_cast<int>(*v);
+        };
+        return {at(0), at(1), at(2)};
     }
 
     // What the kernels may assume of their buffers' layouts (the runtime guarantees it).

@@ -65,6 +65,25 @@ public:
 protected:
     Halide::Type data_type() const { return data_type_param; }
 
+    // Window attributes as the kernel computes with them: the runtime's values, or the constants
+    // of the layer the kernel is built for (generators/fixed_layer.h).
+    Expr window_kernel(int a) const { return this->fixed_layer().value("kernel", a, kernel[a]); }
+    Expr window_stride(int a) const { return this->fixed_layer().value("stride", a, stride[a]); }
+    Expr window_dilation(int a) const { return this->fixed_layer().value("dilation", a, dilation[a]); }
+    Expr window_pad(int a) const { return this->fixed_layer().value("pad_begin", a, pad_begin[a]); }
+    Expr input_extent(int d) const { return this->fixed_layer().value("input", d, input.dim(d).extent()); }
+
+    // A kernel built for one layer: the input's extents and the window's values are constants,
+    // and its estimates. (Each generator fixes its outputs and other inputs the same way.)
+    void fix_window_layer() {
+        const FixedLayer layer_shape = this->fixed_layer();
+        layer_shape.constrain(input, "input");
+        layer_shape.estimate(kernel, "kernel");
+        layer_shape.estimate(stride, "stride");
+        layer_shape.estimate(dilation, "dilation");
+        layer_shape.estimate(pad_begin, "pad_begin");
+    }
+
     Var x{"x"}, y{"y"}, z{"z"}, c{"c"}, n{"n"};
 
     // The window is reduced one axis at a time (it is a box): first along x, within each input
@@ -73,12 +92,12 @@ protected:
     // another, and scan order (z, then y, then x) is what "ties go to the first element" means.
     Halide::RDom taps_along(int a) {
         static const char *names[kSpatialAxes] = {"taps_x", "taps_y", "taps_z"};
-        return Halide::RDom(0, kernel[a], names[a]);
+        return Halide::RDom(0, window_kernel(a), names[a]);
     }
 
     // Input coordinate of tap k of the window at output coordinate o, along axis a.
     Expr tap(int a, const Expr &o, const Expr &k) {
-        return o * stride[a] - pad_begin[a] + k * dilation[a];
+        return o * window_stride(a) - window_pad(a) + k * window_dilation(a);
     }
 
     // For each output coordinate o along axis a (a 1-D table), how many window taps lie in
@@ -88,9 +107,9 @@ protected:
         Func f(names[a]);
         Var o("o");
         auto ceil_div = [](const Expr &num, const Expr &den) { return (num + den - 1) / den; };  // den > 0
-        Expr first = o * stride[a] - pad_begin[a];
-        Expr k_begin = Halide::max(0, ceil_div(begin - first, dilation[a]));
-        Expr k_end = Halide::min(kernel[a], ceil_div(end - first, dilation[a]));
+        Expr first = o * window_stride(a) - window_pad(a);
+        Expr k_begin = Halide::max(0, ceil_div(begin - first, window_dilation(a)));
+        Expr k_end = Halide::min(window_kernel(a), ceil_div(end - first, window_dilation(a)));
         f(o) = Halide::max(k_end - k_begin, 0);
         return f;
     }
@@ -106,7 +125,7 @@ protected:
     Halide::RDom input_elements;  // padded_input's update: the input's own (x, y, z)
     Func padded_input(const std::function<Expr(const Expr &)> &encode, const Expr &padding) {
         Func f("padded_input");
-        input_elements = Halide::RDom({{0, input.dim(0).extent()}, {0, input.dim(1).extent()}, {0, input.dim(2).extent()}},
+        input_elements = Halide::RDom({{0, input_extent(0)}, {0, input_extent(1)}, {0, input_extent(2)}},
                                       "input_elements");
         const Halide::RDom &e = input_elements;
         Expr value = encode(input(e.x, e.y, e.z, c, n));
@@ -125,9 +144,9 @@ protected:
         for (int a = 0; a < kSpatialAxes; a++) {
             s.along[a] = along[a];
             s.taps[a] = taps[a].x;
-            s.kernel[a] = kernel[a];
-            s.stride[a] = stride[a];
-            s.dilation[a] = dilation[a];
+            s.kernel[a] = window_kernel(a);
+            s.stride[a] = window_stride(a);
+            s.dilation[a] = window_dilation(a);
         }
         return s;
     }

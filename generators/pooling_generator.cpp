@@ -99,6 +99,9 @@ public:
     }
 
     void generate() {
+        const FixedLayer layer_shape = fixed_layer();
+        Expr coef[5];
+        for (int i = 0; i < 5; i++) coef[i] = layer_shape.value("index_coef", i, index_coef[i]);
         // ---- Algorithm ----
         // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
         // above everything, with the padding key below every real value.
@@ -119,7 +122,7 @@ public:
             if (a == 0) {
                 // Taps of one input row (padding holds the padding key).
                 v = in(at);
-                pos = i * index_coef[0] + y * index_coef[1] + z * index_coef[2];
+                pos = i * coef[0] + y * coef[1] + z * coef[2];
             } else {
                 // Results of the previous stage, one per row (or plane) of taps.
                 if (with_indices) {
@@ -149,7 +152,7 @@ public:
         if (keys.type() != data_type()) value = select(best_key == keys.padding(), keys.lowest(), value);
         output(x, y, z, c, n) = to_data_type(data_type(), value);
         if (with_indices) {
-            Expr plane = c * index_coef[3] + n * index_coef[4];
+            Expr plane = c * coef[3] + n * coef[4];
             (*indices)(x, y, z, c, n) = cast(Int(index_bits), max(best(x, y, z, c, n)[1], 0) + plane);
         }
 
@@ -158,6 +161,10 @@ public:
         for (int a = 0; a < 5; a++) index_coef.set_estimate(a, 1);
         set_output_estimates(output);
         if (indices) set_output_estimates(*indices);
+        fix_window_layer();
+        layer_shape.estimate(index_coef, "index_coef");
+        layer_shape.constrain(output, "output");
+        if (indices) layer_shape.constrain(*indices, "indices");
 
         // ---- Schedule ----
         require_dense_from_zero(input);
@@ -227,7 +234,11 @@ public:
 
         // The divisor counts a window's taps inside [count_begin, count_end), one axis at a time.
         Func counted[kSpatialAxes];
-        for (int a = 0; a < kSpatialAxes; a++) counted[a] = counted_taps(a, count_begin[a], count_end[a]);
+        const FixedLayer layer_shape = fixed_layer();
+        for (int a = 0; a < kSpatialAxes; a++) {
+            counted[a] = counted_taps(a, layer_shape.value("count_begin", a, count_begin[a]),
+                                      layer_shape.value("count_end", a, count_end[a]));
+        }
         Expr count = counted[0](x) * counted[1](y) * counted[2](z);
 
         // A window that counts no tap (exclude-pad, all padding) averages to 0.
@@ -257,6 +268,10 @@ public:
             }
             set_output_estimates(output);
         }
+        fix_window_layer();
+        layer_shape.estimate(count_begin, "count_begin");
+        layer_shape.estimate(count_end, "count_end");
+        layer_shape.constrain(output, "output");
 
         // ---- Schedule ----
         require_dense_from_zero(input);

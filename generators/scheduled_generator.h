@@ -8,6 +8,7 @@
 
 #include "Halide.h"
 
+#include "generators/fixed_layer.h"
 #include "schedules/autoscheduled.h"
 
 namespace poolconv::generators {
@@ -18,6 +19,8 @@ public:
     // Who schedules the kernel: poolconv (schedules/), or an autoscheduler's checked-in result.
     Halide::GeneratorParam<schedules::ScheduleAuthor> schedule_by{"schedule_by", schedules::ScheduleAuthor::poolconv,
                                                                   schedules::schedule_author_names()};
+    // One layer's shapes as constants (generators/fixed_layer.h); empty: any shape.
+    Halide::GeneratorParam<std::string> layer{"layer", ""};
 
 protected:
     // Whether generate() leaves the schedule to others: an autoscheduler running now
@@ -26,6 +29,9 @@ protected:
     bool scheduled_elsewhere() const {
         return this->using_autoscheduler() || schedule_by != schedules::ScheduleAuthor::poolconv;
     }
+
+    // The layer this kernel is built for (empty: any).
+    FixedLayer fixed_layer() const { return FixedLayer(layer.value()); }
 
     // Applies the checked-in result for `variant` (its file name) when schedule_by names one.
     void apply_checked_in_schedule(const std::string &variant) {

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "poolconv/kernel_override.h"
 #include "poolconv/runtime.h"
 #include "poolconv/tensor.h"
 #include "runtime/dispatch.h"
@@ -85,6 +86,11 @@ AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &p
                     "POOLCONV_AUTOSCHEDULED_KERNELS)");
     }
     const CallPath where = kernel_path(name, path);
+    const KernelOverride *tuned = ScopedKernelOverride::current();
+    if (tuned && tuned->isa == where.isa && (!tuned->kernel || name == tuned->kernel)) {
+        ScopedKernelOverride::note_replaced(name);
+        return tuned->function;
+    }
     AnyKernel fn = lookup(name, where.isa);
     if (!fn) {
         throw Error(std::string(op) + ": no " + isa_name(where.isa) + " kernel " + name +
@@ -94,3 +100,25 @@ AnyKernel find_kernel(const char *op, const std::string &name, const CallPath &p
 }
 
 }  // namespace poolconv::detail
+
+namespace poolconv {
+
+namespace {
+thread_local const KernelOverride *current_override = nullptr;
+thread_local std::string last_replaced_kernel;
+}
+
+ScopedKernelOverride::ScopedKernelOverride(const KernelOverride &kernel_override)
+    : own_(kernel_override), previous_(current_override) {
+    current_override = &own_;
+}
+
+ScopedKernelOverride::~ScopedKernelOverride() { current_override = previous_; }
+
+const KernelOverride *ScopedKernelOverride::current() { return current_override; }
+
+const std::string &ScopedKernelOverride::last_replaced() { return last_replaced_kernel; }
+
+void ScopedKernelOverride::note_replaced(const std::string &kernel) { last_replaced_kernel = kernel; }
+
+}  // namespace poolconv

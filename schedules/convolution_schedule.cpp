@@ -45,15 +45,20 @@ namespace poolconv::schedules {
 
 using namespace Halide;
 
+ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan) {
+    return plan == ConvPlan::depthwise      ? target.depthwise_tile
+           : plan == ConvPlan::depthwise_1d ? target.depthwise_1d_tile
+           : plan == ConvPlan::pointwise    ? target.pointwise_tile
+           : plan == ConvPlan::row_pairs    ? target.row_pair_tile
+                                            : target.conv_tile;
+}
+
 namespace {
 
 // The plan's accumulator tile, checked against the packed weights' contract.
-const ConvTile &plan_tile(const TargetParams &target, ConvPlan plan) {
-    const ConvTile &tile = plan == ConvPlan::depthwise      ? target.depthwise_tile
-                           : plan == ConvPlan::depthwise_1d ? target.depthwise_1d_tile
-                           : plan == ConvPlan::pointwise    ? target.pointwise_tile
-                           : plan == ConvPlan::row_pairs    ? target.row_pair_tile
-                                                            : target.conv_tile;
+ConvTile plan_tile(const TargetParams &target, ConvPlan plan) {
+    TargetParams copy = target;
+    const ConvTile tile = conv_plan_tile(copy, plan);
     // Every plan, GPU ones included, reads whole runs of packed channels.
     if (kOutputChannelBlock % tile.channels != 0 || (tile.channels != 1 && tile.channels % kPackedChannels != 0)) {
         throw CompileError(std::string("convolution tile for ") + target.name +
@@ -267,7 +272,7 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
 }  // namespace
 
 void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan) {
-    const ConvTile &tile = plan_tile(target, plan);
+    const ConvTile tile = plan_tile(target, plan);
     if (target.gpu) return schedule_convolution_gpu(s, target, tile);
     const OutputLoops loops = schedule_output(s, target, tile, plan);
     // The activation bounds in memory, loaded per tile after its sums. Inlined, they were

@@ -30,6 +30,9 @@ struct ConvolutionStages {
     Halide::Expr output_width, output_height;
 };
 
+// The target's accumulator tile for `plan` (one of TargetParams' tiles).
+ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan);
+
 // Schedules the stages for `target` with the plan's accumulator tile (see ConvTile).
 void schedule_convolution(ConvolutionStages &stages, const TargetParams &target, ConvPlan plan);
 

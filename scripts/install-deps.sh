@@ -22,6 +22,7 @@ packages=(
     pocl-opencl-icd ocl-icd-libopencl1 # GPU schedules checked through OpenCL on PoCL (a CPU device)
     ocl-icd-opencl-dev opencl-c-headers # the device-memory test makes its cl_mem buffers itself
     clang libclang-rt-14-dev           # libFuzzer targets (scripts/run-fuzz.sh)
+    nlohmann-json3-dev                 # poolconv-tune's layer files (tune/)
 )
 # Pinned: the checked-in autoscheduler results and the measured figures in the README belong to
 # these versions.

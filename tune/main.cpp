@@ -1,0 +1,287 @@
+// poolconv-tune: shape-specialized kernels for a model's layers, chosen by timing on this machine,
+// in one static library (README, "Tuning a model").
+//
+//   poolconv-tune --layers layers.json --name NAME --out DIR [--target host|<Halide target>]
+//                 [--budget-s N] [--threads T] [--seed S]
+//
+// Per layer: the runtime's own call is recorded (which built-in kernel, with what extents and
+// window values), candidates are built from that kernel's generator with those values as
+// constants, each is checked against the reference on random data, and the fastest (interleaved
+// medians, the built-in kernel timed alongside) goes into the library.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "poolconv/kernel_override.h"
+#include "poolconv/poolconv.h"
+#include "tune/candidates.h"
+#include "tune/kernel_trampolines.h"
+#include "tune/layer_file.h"
+#include "tune/layer_run.h"
+#include "tune/library_writer.h"
+
+namespace poolconv::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char *const kUsage =
+    "usage: poolconv-tune --layers FILE.json --name NAME --out DIR [--target host|<Halide target>]\n"
+    "                     [--budget-s SECONDS] [--threads T] [--seed S]\n"
+    "Writes DIR/libNAME.a, DIR/NAME.h and DIR/NAME-report.{json,txt}.\n";
+
+struct Options {
+    std::string layers, name, out, target = "host";
+    double budget_s = 600;
+    int threads = 1;
+    uint32_t seed = 1;
+};
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+Options parse_options(int argc, char **argv) {
+    Options o;
+    for (int i = 1; i < argc; i++) {
+        const std::string flag = argv[i];
+        if (flag == "--help" || flag == "-h") {
+            std::cout << kUsage;
+            std::exit(0);
+        }
+        if (i + 1 >= argc) throw UsageError(flag + ": missing value");
+        const std::string value = argv[++i];
+        try {
+            if (flag == "--layers") o.layers = value;
+            else if (flag == "--onnx") throw UsageError("--onnx: not supported by this build yet; give --layers");
+            else if (flag == "--name") o.name = value;
+            else if (flag == "--out") o.out = value;
+            else if (flag == "--target") o.target = value;
+            else if (flag == "--budget-s") o.budget_s = std::stod(value);
+            else if (flag == "--threads") o.threads = std::stoi(value);
+            else if (flag == "--seed") o.seed = static_cast<uint32_t>(std::stoul(value));
+            else throw UsageError("unknown option " + flag);
+        } catch (const std::logic_error &) {
+            throw UsageError(flag + ": not a number: " + value);
+        }
+    }
+    if (o.layers.empty() || o.name.empty() || o.out.empty()) throw UsageError("--layers, --name and --out are required");
+    bool identifier = !std::isdigit(static_cast<unsigned char>(o.name[0]));
+    for (char c : o.name) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!identifier) throw UsageError("--name: must be a C identifier, got \"" + o.name + "\"");
+    if (!(o.budget_s > 0)) throw UsageError("--budget-s: must be > 0");
+    if (o.threads < 1 || o.threads > 1024) throw UsageError("--threads: must be in [1, 1024]");
+    return o;
+}
+
+// The Halide target of each CPU path (POOLCONV_ISAS at build time, "<isa>=<target>;...").
+std::string isa_target(Isa isa) {
+    const std::string table = POOLCONV_TUNE_ISA_TARGETS;
+    const std::string key = std::string(isa_name(isa)) + "=";
+    std::size_t at = 0;
+    while (at < table.size()) {
+        std::size_t end = table.find(';', at);
+        if (end == std::string::npos) end = table.size();
+        const std::string item = table.substr(at, end - at);
+        if (item.rfind(key, 0) == 0) return item.substr(key.size());
+        at = end + 1;
+    }
+    throw Error(std::string("poolconv-tune: this build has no ") + isa_name(isa) + " path");
+}
+
+// host: the path this CPU runs (its best), timed here. Else a Halide target: the path whose
+// kernels it matches, timed only if this machine runs that path.
+TuneTarget resolve_target(const std::string &spec) {
+    if (spec == "host") {
+        const Isa isa = active_isa();
+        return {Halide::Target(isa_target(isa)), isa, true};
+    }
+    if (!Halide::Target::validate_target_string(spec)) throw Error("--target: not a Halide target: " + spec);
+    const Halide::Target target(spec);
+    Isa isa = Isa::baseline;
+    if (target.arch == Halide::Target::ARM) isa = Isa::neon;
+    else if (target.has_feature(Halide::Target::AVX512_Skylake)) isa = Isa::avx512;
+    else if (target.has_feature(Halide::Target::AVX2)) isa = Isa::avx2;
+    const Halide::Target host = Halide::get_host_target();
+    bool runs_here = target.arch == host.arch && target.os == host.os && target.bits == host.bits;
+    if (runs_here) {
+        set_isa(isa);
+        runs_here = active_isa() == isa;
+        set_isa(Isa::best);
+    }
+    return {target, isa, runs_here};
+}
+
+// Seconds since `start`.
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Median microseconds per call of each of `runs`, measured in `rounds` interleaved rounds, each
+// run repeated to about 2 ms per round.
+std::vector<double> interleaved_medians(const std::vector<std::function<void()>> &runs, int rounds) {
+    std::vector<int> reps(runs.size());
+    for (std::size_t i = 0; i < runs.size(); i++) {
+        runs[i]();  // warm up
+        const auto start = Clock::now();
+        runs[i]();
+        reps[i] = std::max(1, static_cast<int>(0.002 / std::max(since(start), 1e-7)));
+    }
+    std::vector<std::vector<double>> samples(runs.size());
+    for (int r = 0; r < rounds; r++) {
+        for (std::size_t i = 0; i < runs.size(); i++) {
+            const auto start = Clock::now();
+            for (int k = 0; k < reps[i]; k++) runs[i]();
+            samples[i].push_back(since(start) * 1e6 / reps[i]);
+        }
+    }
+    std::vector<double> medians;
+    for (std::vector<double> &s : samples) {
+        std::sort(s.begin(), s.end());
+        medians.push_back(s[s.size() / 2]);
+    }
+    return medians;
+}
+
+int tune(const Options &o) {
+    const auto start = Clock::now();
+    const std::vector<Layer> layers = read_layer_file(o.layers);
+    set_num_threads(o.threads);
+    // The JIT-compiled candidates have Halide's JIT runtime and thread pool, sized from this.
+    setenv("HL_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
+    const TuneTarget target = resolve_target(o.target);
+    std::filesystem::create_directories(o.out);
+    load_autoschedulers();
+    std::cout << "poolconv-tune: " << layers.size() << " layers, target " << target.target.to_string() << " ("
+              << isa_name(target.isa) << " path" << (target.timed ? "" : ", not timed here") << "), " << o.threads
+              << " thread(s), budget " << o.budget_s << " s" << std::endl;
+
+    std::vector<TunedLayer> tuned;
+    for (std::size_t i = 0; i < layers.size(); i++) {
+        const Layer &layer = layers[i];
+        const double left = o.budget_s - since(start);
+        const double layer_budget = std::max(left, 0.0) / static_cast<double>(layers.size() - i);
+        const auto layer_start = Clock::now();
+        LayerRun run(layer, o.seed + static_cast<uint32_t>(i));
+        const KernelKind kind = layer_kernel_kind(layer);
+        const KernelCall call = run.capture(active_isa());
+        TunedLayer t;
+        t.layer = &layer;
+        t.kernel = call.kernel;
+        t.function = o.name + "_" + layer.name;
+        const KernelGenerator &generator = kernel_generator(call.kernel);
+        const std::string spec = layer_spec(generator, call, target.target);
+        std::vector<Candidate> candidates = candidates_for(generator, target.target, o.threads);
+        if (!target.timed) candidates.resize(1);  // our schedule: nothing to time it against here
+        const std::string where = "[" + std::to_string(i + 1) + "/" + std::to_string(layers.size()) + "] " + layer.name;
+        std::cout << where << ": " << call.kernel << ", " << candidates.size() << " candidates, " << std::lround(layer_budget)
+                  << " s" << std::endl;
+
+        const poolconv::KernelOverride candidate_override{call.kernel.c_str(), target.isa, forward_function(kind)};
+        std::vector<std::unique_ptr<BuiltKernel>> kept;
+        std::vector<std::size_t> kept_index;  // into t.tried
+        std::function<void()> generic = [&] { run.run(); };
+        double best_us = -1;
+        std::string best_label;
+        for (const Candidate &c : candidates) {
+            const double layer_left = layer_budget - since(layer_start);
+            if (!kept.empty() && (layer_left <= 0 || layer_left < c.min_budget_s)) continue;
+            TriedCandidate tried;
+            tried.label = c.label;
+            const auto build_start = Clock::now();
+            try {
+                auto built = std::make_unique<BuiltKernel>(generator, spec, c, target.target);
+                if (target.timed) {
+                    built->install_jit(kind);
+                    run.poison_outputs();
+                    {
+                        const ScopedKernelOverride use(candidate_override);
+                        run.run();
+                    }
+                    tried.error = run.check_against_reference();
+                }
+                if (tried.error.empty()) {
+                    kept.push_back(std::move(built));
+                    kept_index.push_back(t.tried.size());
+                }
+            } catch (const std::exception &e) {
+                tried.error = e.what();
+            }
+            tried.build_s = since(build_start);
+            if (target.timed && tried.error.empty()) {
+                // A first estimate against the built-in kernel, for the progress line.
+                const std::vector<double> us = interleaved_medians(
+                    {generic, [&] {
+                         kept.back()->install_jit(kind);
+                         const ScopedKernelOverride use(candidate_override);
+                         run.run();
+                     }},
+                    3);
+                if (best_us < 0 || us[1] < best_us) best_us = us[1], best_label = c.label;
+                std::cout << "    " << c.label << ": " << us[1] << " us (built-in " << us[0] << " us; best " << best_label
+                          << " " << best_us << " us; " << std::lround(std::max(0.0, o.budget_s - since(start)))
+                          << " s left)" << std::endl;
+            } else if (!tried.error.empty()) {
+                std::cout << "    " << c.label << ": dropped: " << tried.error << std::endl;
+            }
+            t.tried.push_back(tried);
+        }
+        if (kept.empty()) throw Error(where + ": no candidate built and ran correctly");
+
+        std::size_t winner = 0;
+        if (target.timed) {
+            // Every correct candidate and the built-in kernel, interleaved.
+            std::vector<std::function<void()>> runs = {generic};
+            for (std::size_t k = 0; k < kept.size(); k++) {
+                runs.push_back([&, k] {
+                    kept[k]->install_jit(kind);
+                    const ScopedKernelOverride use(candidate_override);
+                    run.run();
+                });
+            }
+            const std::vector<double> us = interleaved_medians(runs, 7);
+            t.generic_us = us[0];
+            for (std::size_t k = 0; k < kept.size(); k++) {
+                t.tried[kept_index[k]].us = us[k + 1];
+                if (us[k + 1] < us[winner + 1]) winner = k;
+            }
+            t.tuned_us = us[winner + 1];
+        }
+        t.winner = t.tried[kept_index[winner]].label;
+        t.module = kept[winner]->module(t.function);
+        std::cout << "    winner: " << t.winner;
+        if (target.timed) std::cout << ", " << t.tuned_us << " us against the built-in " << t.generic_us << " us";
+        std::cout << std::endl;
+        tuned.push_back(std::move(t));
+    }
+    write_library(o.out, o.name, o.layers, target, o.threads, tuned);
+    std::cout << "poolconv-tune: wrote " << o.out << "/lib" << o.name << ".a, " << o.name << ".h and " << o.name
+              << "-report.{json,txt} in " << std::lround(since(start)) << " s" << std::endl;
+    return 0;
+}
+
+}  // namespace
+}  // namespace poolconv::tune
+
+int main(int argc, char **argv) {
+    try {
+        return poolconv::tune::tune(poolconv::tune::parse_options(argc, argv));
+    } catch (const poolconv::tune::UsageError &e) {
+        std::cerr << "poolconv-tune: " << e.what() << "\n" << poolconv::tune::kUsage;
+        return 2;
+    } catch (const Halide::CompileError &e) {
+        std::cerr << "poolconv-tune: Halide: " << e.what() << "\n";
+    } catch (const Halide::Error &e) {
+        std::cerr << "poolconv-tune: Halide: " << e.what() << "\n";
+    } catch (const std::exception &e) {
+        std::cerr << "poolconv-tune: " << e.what() << "\n";
+    }
+    return 1;
+}
