@@ -23,6 +23,7 @@ packages=(
     ocl-icd-opencl-dev opencl-c-headers # the device-memory test makes its cl_mem buffers itself
     clang libclang-rt-14-dev           # libFuzzer targets (scripts/run-fuzz.sh)
     nlohmann-json3-dev                 # poolconv-tune's layer files (tune/)
+    libonnx-dev libprotobuf-dev        # poolconv-tune --onnx: ONNX's parser and shape inference
 )
 # Pinned: the checked-in autoscheduler results and the measured figures in the README belong to
 # these versions.

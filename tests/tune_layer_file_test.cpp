@@ -1,5 +1,10 @@
-// poolconv-tune's layer files: defaults as the CLI's, and every mistake named by layer and field.
+// poolconv-tune's inputs: layer files (defaults as the CLI's, every mistake named by layer and
+// field) and ONNX models (nodes and inferred shapes).
 #include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <onnx/onnx_pb.h>
 
 #include "test_util.h"
 #include "tune/layer_file.h"
@@ -73,6 +78,122 @@ TEST(TuneLayerFile, MistakesNameTheLayerAndField) {
 
 TEST(TuneLayerFile, MissingFile) {
     expect_error([] { read_layer_file("/nonexistent/layers.json"); }, {"/nonexistent/layers.json", "cannot open"});
+}
+
+}  // namespace
+}  // namespace poolconv::tune
+
+// ---- ONNX models (--onnx) ----
+
+namespace poolconv::tune {
+namespace {
+
+onnx::ValueInfoProto tensor_info(const std::string &name, const std::vector<int64_t> &dims, bool symbolic_batch = false) {
+    onnx::ValueInfoProto v;
+    v.set_name(name);
+    auto *t = v.mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (std::size_t i = 0; i < dims.size(); i++) {
+        auto *d = t->mutable_shape()->add_dim();
+        if (i == 0 && symbolic_batch) {
+            d->set_dim_param("N");
+        } else {
+            d->set_dim_value(dims[i]);
+        }
+    }
+    return v;
+}
+
+onnx::NodeProto *add_node(onnx::GraphProto &g, const std::string &op, const std::vector<std::string> &inputs,
+                          const std::vector<std::string> &outputs, const std::string &name = "") {
+    onnx::NodeProto *n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto &i : inputs) n->add_input(i);
+    for (const auto &o : outputs) n->add_output(o);
+    return n;
+}
+
+void set_ints(onnx::NodeProto *n, const std::string &name, const std::vector<int64_t> &values) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values) a->add_ints(v);
+}
+
+void set_int(onnx::NodeProto *n, const std::string &name, int64_t value) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+}
+
+// Conv (stride 2, pads 1) -> Relu -> MaxPool (3x3/2, ceil_mode, indices) -> AveragePool (2x2,
+// count_include_pad, end pads 1) -> GlobalAveragePool; every shape after the input inferred by ONNX.
+std::string write_model(const std::string &file, bool symbolic_batch) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    auto *opset = model.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(17);
+    onnx::GraphProto &g = *model.mutable_graph();
+    g.set_name("test");
+    *g.add_input() = tensor_info("X", {1, 3, 32, 32}, symbolic_batch);
+    *g.add_input() = tensor_info("W", {8, 3, 3, 3});
+    onnx::NodeProto *conv = add_node(g, "Conv", {"X", "W"}, {"C"}, "stem/conv");
+    set_ints(conv, "strides", {2, 2});
+    set_ints(conv, "pads", {1, 1, 1, 1});
+    set_ints(conv, "kernel_shape", {3, 3});
+    add_node(g, "Relu", {"C"}, {"R"});
+    onnx::NodeProto *max = add_node(g, "MaxPool", {"R"}, {"M", "Mi"});
+    set_ints(max, "kernel_shape", {3, 3});
+    set_ints(max, "strides", {2, 2});
+    set_int(max, "ceil_mode", 1);
+    onnx::NodeProto *avg = add_node(g, "AveragePool", {"M"}, {"A"}, "avg");
+    set_ints(avg, "kernel_shape", {2, 2});
+    set_ints(avg, "pads", {0, 0, 1, 1});
+    set_int(avg, "count_include_pad", 1);
+    add_node(g, "GlobalAveragePool", {"A"}, {"G"}, "head");
+    onnx::ValueInfoProto out;
+    out.set_name("G");
+    out.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    *g.add_output() = out;
+    const std::string path = ::testing::TempDir() + file;
+    std::ofstream f(path, std::ios::binary);
+    model.SerializeToOstream(&f);
+    return path;
+}
+
+TEST(TuneOnnxModel, NodesBecomeLayersWithInferredShapes) {
+    const std::vector<Layer> layers = read_onnx_model(write_model("model.onnx", false));
+    ASSERT_EQ(layers.size(), 4u);  // the Relu is not ours
+    EXPECT_EQ(layers[0].name, "stem_conv");
+    EXPECT_EQ(layers[0].op, LayerOp::conv);
+    EXPECT_EQ(layers[0].weights_shape, (std::vector<int64_t>{8, 3, 3, 3}));
+    EXPECT_EQ(layers[0].conv.strides, (std::vector<int64_t>{2, 2}));
+    EXPECT_EQ(layers[0].conv.pads_end, (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(layers[0].output_shape, (std::vector<int64_t>{1, 8, 16, 16}));
+    EXPECT_EQ(layers[1].name, "MaxPool_2");  // unnamed node: op and index
+    EXPECT_EQ(layers[1].input_shape, (std::vector<int64_t>{1, 8, 16, 16}));
+    EXPECT_EQ(layers[1].max_pool.rounding, Rounding::ceil_torch);
+    EXPECT_TRUE(layers[1].indices);
+    EXPECT_EQ(layers[1].output_shape, (std::vector<int64_t>{1, 8, 8, 8}));
+    EXPECT_EQ(layers[2].avg_pool.pad_mode, AvgPadMode::include_pad);
+    EXPECT_EQ(layers[2].avg_pool.pads_begin, (std::vector<int64_t>{0, 0}));
+    EXPECT_EQ(layers[2].avg_pool.pads_end, (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(layers[2].output_shape, (std::vector<int64_t>{1, 8, 8, 8}));
+    EXPECT_EQ(layers[3].op, LayerOp::avgpool);
+    EXPECT_EQ(layers[3].avg_pool.kernel, (std::vector<int64_t>{8, 8}));
+    EXPECT_EQ(layers[3].output_shape, (std::vector<int64_t>{1, 8, 1, 1}));
+}
+
+TEST(TuneOnnxModel, ModelsItCannotTakeAreNamed) {
+    const std::string symbolic = write_model("symbolic.onnx", true);
+    expect_error([&] { read_onnx_model(symbolic); }, {"symbolic.onnx", "Conv stem/conv", "symbolic dimensions"});
+    const std::string garbage = ::testing::TempDir() + "garbage.onnx";
+    std::ofstream(garbage) << "this is not a model\n";
+    expect_error([&] { read_onnx_model(garbage); }, {"garbage.onnx", "not an ONNX model"});
+    expect_error([] { read_onnx_model("/nonexistent/model.onnx"); }, {"/nonexistent/model.onnx", "cannot open"});
 }
 
 }  // namespace

@@ -157,7 +157,37 @@ Layer parse_layer(const json &object, const Place &where) {
     return layer;
 }
 
+std::string key_list(const std::vector<int64_t> &v) {
+    std::string s = "[";
+    for (int64_t x : v) s += std::to_string(x) + ",";
+    return s + "]";
+}
+
+std::string window_key(const WindowAttributes &w) {
+    return key_list(w.strides) + key_list(w.dilations) + key_list(w.pads_begin) + key_list(w.pads_end) +
+           std::to_string(static_cast<int>(w.auto_pad));
+}
+
+std::string pool_key(const PoolAttributes &p) {
+    return window_key(p) + key_list(p.kernel) + std::to_string(static_cast<int>(p.rounding));
+}
+
 }  // namespace
+
+std::string layer_key(const Layer &l) {
+    std::string key = std::string(layer_op_name(l.op)) + " " + dtype_name(l.dtype) + " " + key_list(l.input_shape);
+    switch (l.op) {
+    case LayerOp::maxpool:
+        key += pool_key(l.max_pool) + (l.indices ? dtype_name(l.index_type) : "");
+        break;
+    case LayerOp::avgpool: key += pool_key(l.avg_pool) + std::to_string(static_cast<int>(l.avg_pool.pad_mode)); break;
+    case LayerOp::conv:
+        key += key_list(l.weights_shape) + window_key(l.conv) + std::to_string(l.conv.group) + " " +
+               std::to_string(static_cast<int>(l.conv.activation));
+        break;
+    }
+    return key;
+}
 
 const char *layer_op_name(LayerOp op) {
     switch (op) {

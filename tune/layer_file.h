@@ -30,6 +30,9 @@ struct Layer {
     std::vector<int64_t> output_shape;   // inferred
 };
 
+// Everything but the name: layers with equal keys are the same computation (one kernel serves them).
+std::string layer_key(const Layer &layer);
+
 // Reads and checks a layer file. Throws Error naming the file, the layer (index and name) and the
 // field for anything wrong: unknown or mistyped fields, bad values, shapes shape inference refuses,
 // repeated names.
@@ -37,5 +40,10 @@ std::vector<Layer> read_layer_file(const std::string &path);
 
 // The same from JSON text (`source` names it in messages).
 std::vector<Layer> parse_layers(const std::string &json_text, const std::string &source);
+
+// The Conv, MaxPool, AveragePool and GlobalAveragePool nodes of an ONNX model, with the shapes
+// ONNX's shape inference gives them (tune/onnx_model.cpp). Each layer is the node alone (a Relu
+// after a Conv stays the engine's), named after the node. Throws Error naming the file and node.
+std::vector<Layer> read_onnx_model(const std::string &path);
 
 }  // namespace poolconv::tune

@@ -73,7 +73,9 @@ std::string header(const std::string &name, const std::string &source, const Tun
       << "// another kernel, the built-in kernels run instead. Link lib" << name << ".a and poolconv::poolconv.\n"
       << "#pragma once\n\n#include \"poolconv/kernel_override.h\"\n#include \"poolconv/poolconv.h\"\n\n"
       << "// The kernels, only ever called through the runtime (their real prototypes are Halide's).\nextern \"C\" {\n";
-    for (const TunedLayer &t : layers) h << "int " << t.function << "();\n";
+    for (const TunedLayer &t : layers) {
+        if (t.same_as.empty()) h << "int " << t.function << "();\n";
+    }
     h << "}\n\nnamespace " << name << " {\n\nnamespace detail {\n"
       << "inline void check_input(const char *layer, const poolconv::TensorView &input, const std::vector<int64_t> &tuned) {\n"
       << "    if (input.shape != tuned) {\n"
@@ -171,6 +173,7 @@ void write_library(const std::string &dir, const std::string &name, const std::s
     double generic_total = 0, tuned_total = 0;
     for (const TunedLayer &t : layers) {
         nlohmann::json row = {{"layer", t.layer->name}, {"kernel", t.kernel}, {"winner", t.winner}};
+        if (!t.same_as.empty()) row["same_as"] = t.same_as;
         row["generic_us"] = t.generic_us >= 0 ? nlohmann::json(t.generic_us) : nlohmann::json(nullptr);
         row["tuned_us"] = t.tuned_us >= 0 ? nlohmann::json(t.tuned_us) : nlohmann::json(nullptr);
         nlohmann::json tried = nlohmann::json::array();
@@ -185,7 +188,8 @@ void write_library(const std::string &dir, const std::string &name, const std::s
         table << std::left << std::setw(24) << t.layer->name << std::setw(28) << t.kernel << std::right << std::setw(12)
               << (t.generic_us >= 0 ? fixed(t.generic_us, 1) : "-") << std::setw(12)
               << (t.tuned_us >= 0 ? fixed(t.tuned_us, 1) : "-") << std::setw(8)
-              << (t.tuned_us > 0 && t.generic_us >= 0 ? fixed(t.tuned_us / t.generic_us, 2) : "-") << "  " << t.winner << "\n";
+              << (t.tuned_us > 0 && t.generic_us >= 0 ? fixed(t.tuned_us / t.generic_us, 2) : "-") << "  " << t.winner
+              << (t.same_as.empty() ? "" : " (as " + t.same_as + ")") << "\n";
         if (t.generic_us >= 0 && t.tuned_us >= 0) generic_total += t.generic_us, tuned_total += t.tuned_us;
     }
     if (generic_total > 0) {

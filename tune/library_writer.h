@@ -24,6 +24,7 @@ struct TunedLayer {
     std::string kernel;     // the built-in kernel it replaces, e.g. "conv_f32_row_pairs"
     std::string function;   // its C function in libNAME.a: "<NAME>_<layer>"
     std::string winner;     // the winning candidate's label
+    std::string same_as;    // the earlier layer with the same computation, whose kernel this one uses
     double generic_us = -1; // the built-in kernel's time in the same run; < 0: not timed
     double tuned_us = -1;
     std::vector<TriedCandidate> tried;

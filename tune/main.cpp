@@ -1,7 +1,7 @@
 // poolconv-tune: shape-specialized kernels for a model's layers, chosen by timing on this machine,
 // in one static library (README, "Tuning a model").
 //
-//   poolconv-tune --layers layers.json --name NAME --out DIR [--target host|<Halide target>]
+//   poolconv-tune --layers layers.json|--onnx model.onnx --name NAME --out DIR [--target host|<Halide target>]
 //                 [--budget-s N] [--threads T] [--seed S]
 //
 // Per layer: the runtime's own call is recorded (which built-in kernel, with what extents and
@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,12 +35,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const char *const kUsage =
-    "usage: poolconv-tune --layers FILE.json --name NAME --out DIR [--target host|<Halide target>]\n"
+    "usage: poolconv-tune (--layers FILE.json | --onnx MODEL.onnx) --name NAME --out DIR\n"
+    "                     [--target host|<Halide target>]\n"
     "                     [--budget-s SECONDS] [--threads T] [--seed S]\n"
     "Writes DIR/libNAME.a, DIR/NAME.h and DIR/NAME-report.{json,txt}.\n";
 
 struct Options {
-    std::string layers, name, out, target = "host";
+    std::string layers, onnx, name, out, target = "host";
     double budget_s = 600;
     int threads = 1;
     uint32_t seed = 1;
@@ -62,7 +64,7 @@ Options parse_options(int argc, char **argv) {
         const std::string value = argv[++i];
         try {
             if (flag == "--layers") o.layers = value;
-            else if (flag == "--onnx") throw UsageError("--onnx: not supported by this build yet; give --layers");
+            else if (flag == "--onnx") o.onnx = value;
             else if (flag == "--name") o.name = value;
             else if (flag == "--out") o.out = value;
             else if (flag == "--target") o.target = value;
@@ -74,7 +76,8 @@ Options parse_options(int argc, char **argv) {
             throw UsageError(flag + ": not a number: " + value);
         }
     }
-    if (o.layers.empty() || o.name.empty() || o.out.empty()) throw UsageError("--layers, --name and --out are required");
+    if (o.layers.empty() == o.onnx.empty()) throw UsageError("give one of --layers and --onnx");
+    if (o.name.empty() || o.out.empty()) throw UsageError("--name and --out are required");
     bool identifier = !std::isdigit(static_cast<unsigned char>(o.name[0]));
     for (char c : o.name) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
     if (!identifier) throw UsageError("--name: must be a C identifier, got \"" + o.name + "\"");
@@ -152,7 +155,8 @@ std::vector<double> interleaved_medians(const std::vector<std::function<void()>>
 
 int tune(const Options &o) {
     const auto start = Clock::now();
-    const std::vector<Layer> layers = read_layer_file(o.layers);
+    const std::string source = o.onnx.empty() ? o.layers : o.onnx;
+    const std::vector<Layer> layers = o.onnx.empty() ? read_layer_file(o.layers) : read_onnx_model(o.onnx);
     set_num_threads(o.threads);
     // The JIT-compiled candidates have Halide's JIT runtime and thread pool, sized from this.
     setenv("HL_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
@@ -163,11 +167,32 @@ int tune(const Options &o) {
               << isa_name(target.isa) << " path" << (target.timed ? "" : ", not timed here") << "), " << o.threads
               << " thread(s), budget " << o.budget_s << " s" << std::endl;
 
+    // Layers that compute the same thing (ResNet-50 repeats most of its blocks) share one kernel,
+    // tuned once: the budget is shared among the distinct ones.
+    std::map<std::string, std::size_t> first_with_key;  // into `tuned`
+    std::size_t distinct = 0;
+    for (const Layer &layer : layers) distinct += first_with_key.emplace(layer_key(layer), 0).second ? 1 : 0;
+    first_with_key.clear();
+    std::size_t distinct_done = 0;
+
     std::vector<TunedLayer> tuned;
     for (std::size_t i = 0; i < layers.size(); i++) {
         const Layer &layer = layers[i];
+        const auto same = first_with_key.find(layer_key(layer));
+        if (same != first_with_key.end()) {
+            TunedLayer t;
+            const TunedLayer &first = tuned[same->second];
+            t.layer = &layer;
+            t.kernel = first.kernel, t.function = first.function, t.winner = first.winner;
+            t.generic_us = first.generic_us, t.tuned_us = first.tuned_us;
+            t.same_as = first.layer->name;
+            std::cout << "[" << i + 1 << "/" << layers.size() << "] " << layer.name << ": as " << t.same_as << std::endl;
+            tuned.push_back(std::move(t));
+            continue;
+        }
+        first_with_key[layer_key(layer)] = tuned.size();
         const double left = o.budget_s - since(start);
-        const double layer_budget = std::max(left, 0.0) / static_cast<double>(layers.size() - i);
+        const double layer_budget = std::max(left, 0.0) / static_cast<double>(distinct - distinct_done++);
         const auto layer_start = Clock::now();
         LayerRun run(layer, o.seed + static_cast<uint32_t>(i));
         const KernelKind kind = layer_kernel_kind(layer);
@@ -212,6 +237,10 @@ int tune(const Options &o) {
                     kept_index.push_back(t.tried.size());
                 }
             } catch (const std::exception &e) {
+                tried.error = e.what();
+            } catch (const Halide::Error &e) {
+                // A schedule Halide rejects, or a JIT-compiled candidate's run that failed its
+                // bounds checks (Adams2019 has planned over-reads of the input).
                 tried.error = e.what();
             }
             tried.build_s = since(build_start);
@@ -261,7 +290,7 @@ int tune(const Options &o) {
         std::cout << std::endl;
         tuned.push_back(std::move(t));
     }
-    write_library(o.out, o.name, o.layers, target, o.threads, tuned);
+    write_library(o.out, o.name, source, target, o.threads, tuned);
     std::cout << "poolconv-tune: wrote " << o.out << "/lib" << o.name << ".a, " << o.name << ".h and " << o.name
               << "-report.{json,txt} in " << std::lround(since(start)) << " s" << std::endl;
     return 0;
