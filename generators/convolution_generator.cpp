@@ -74,6 +74,9 @@ public:
     // schedules/target_params.h), instead of the target's; empty: the target's. poolconv-tune
     // tries several.
     GeneratorParam<std::string> tile{"tile", ""};
+    // A parallel task's share of the output for our schedule, "XxR" (x tiles, row tiles:
+    // schedules/convolution_schedule.h), instead of the plan's rule; empty: the rule.
+    GeneratorParam<std::string> task{"task", ""};
 
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
@@ -241,7 +244,12 @@ public:
         stages.dilation_y = dilation_at[1];
         schedules::TargetParams target = schedules::target_params(get_target());
         if (!tile.value().empty()) schedules::conv_plan_tile(target, kernel_plan) = parse_tile(tile.value());
-        schedules::schedule_convolution(stages, target, kernel_plan);
+        schedules::ConvTaskShape task_shape;
+        if (!task.value().empty()) {
+            const schedules::ConvTile parsed = parse_tile(task.value() + "x1");
+            task_shape = {parsed.x_vectors, parsed.channels};
+        }
+        schedules::schedule_convolution(stages, target, kernel_plan, task_shape);
     }
 
     // Estimates on every input, parameter and output (autoschedulers): a bench layer of the
@@ -282,13 +290,13 @@ public:
         layer_shape.estimate(pad_begin, "pad_begin");
     }
 
-    // The `tile` parameter, "XxCxR".
+    // The `tile` parameter, "XxCxR" (also reads `task`, "XxR", as "XxRx1").
     static schedules::ConvTile parse_tile(const std::string &text) {
         const FixedLayer parsed("tile:" + text);
         auto at = [&](int i) {
             const Expr e = parsed.value("tile", i, Expr());
             const std::optional<int64_t> v = as_const_int(e);
-            if (!v || *v < 1) throw CompileError("tile: expected XxCxR of positive numbers, got \"" + text + "\"");
+            if (!v || *v < 1) throw CompileError("tile, task: expected positive numbers joined by x, got \"" + text + "\"");
             return static_cast<int>(*v);
         };
         return {at(0), at(1), at(2)};

@@ -75,7 +75,8 @@ struct OutputLoops {
 
 // The output down to its tiles: parallel tasks, each a chunk of a few rows (pointwise: of a plane's
 // pixels; depthwise: a whole plane), then tiles of `tile` (x vectors x channels x rows).
-OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile, ConvPlan plan) {
+OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile, ConvPlan plan,
+                            const ConvTaskShape &task_shape) {
     const bool pointwise = plan == ConvPlan::pointwise;
     const int lanes = target.lanes(s.sum.type());
     const int tile_x = lanes * tile.x_vectors;
@@ -92,6 +93,7 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
     const Expr tiles_per_plane = tiles_per_row * row_tiles;
     Expr chunk_tiles = Halide::min(tiles_per_row, pointwise ? 2 : 8);
     if (tile.channels > 1) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
+    if (task_shape.x_tiles > 0) chunk_tiles = Halide::min(tiles_per_row, task_shape.x_tiles);
     const Expr chunk_x = chunk_tiles * tile_x;
     if (tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
         throw CompileError(std::string("convolution tile for ") + target.name +
@@ -123,7 +125,8 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
         // tasks: their input rows overlap, so the task copies fewer rows per output row, and a
         // channel tile's weights serve all its rows.
         Var yt("yt");
-        const Expr task_rows = Halide::max(tiles_per_plane / (chunk_tiles * 16), 1);
+        const Expr task_rows = task_shape.row_tiles > 0 ? Expr(task_shape.row_tiles)
+                                                        : Halide::max(tiles_per_plane / (chunk_tiles * 16), 1);
         s.output.split(yo, yt, yo, task_rows, TailStrategy::GuardWithIf)
             .reorder(xi, ci, yi, xo, yo, co, xc, yt, g, n, z)
             .fuse(xc, yt, task)
@@ -271,10 +274,10 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
 
 }  // namespace
 
-void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan) {
+void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan, const ConvTaskShape &task) {
     const ConvTile tile = plan_tile(target, plan);
     if (target.gpu) return schedule_convolution_gpu(s, target, tile);
-    const OutputLoops loops = schedule_output(s, target, tile, plan);
+    const OutputLoops loops = schedule_output(s, target, tile, plan, task);
     // The activation bounds in memory, loaded per tile after its sums. Inlined, they were
     // broadcasts that LLVM 21 hoists out of every loop and keeps in registers across the tap
     // loops, where the accumulator tile needs them all: AVX2's 3 x 4 pointwise tile spilled four

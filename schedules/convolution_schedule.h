@@ -33,8 +33,17 @@ struct ConvolutionStages {
 // The target's accumulator tile for `plan` (one of TargetParams' tiles).
 ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan);
 
+// A parallel task's share of the output, in accumulator tiles: x_tiles along a row (pointwise:
+// along the plane's pixels), row_tiles rows of tiles. 0 keeps the plan's rule (up to 8 tiles along
+// x, 2 pointwise; as many rows as still leave 16 tasks). Depthwise tasks are whole planes.
+struct ConvTaskShape {
+    int x_tiles = 0;
+    int row_tiles = 0;
+};
+
 // Schedules the stages for `target` with the plan's accumulator tile (see ConvTile).
-void schedule_convolution(ConvolutionStages &stages, const TargetParams &target, ConvPlan plan);
+void schedule_convolution(ConvolutionStages &stages, const TargetParams &target, ConvPlan plan,
+                          const ConvTaskShape &task = {});
 
 // The GPU plan (schedules/convolution_schedule_gpu.cpp); schedule_convolution calls it for targets
 // whose TargetParams say gpu.

@@ -96,9 +96,29 @@ std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halid
         }
         for (const std::string &t : tiles) out.push_back({"poolconv tile " + t, {{"tile", t}}, {}});
     }
-    // Adams2019's beam search: about 45 s for a 3x3 convolution on 2 Zen 5 cores.
-    out.push_back({"Adams2019 beam 32", {}, {"Adams2019", {{"parallelism", parallelism}, {"beam_size", "32"}}}, 60});
     return out;
+}
+
+std::vector<Candidate> task_candidates(const KernelGenerator &kernel, const Candidate &ours) {
+    const std::string name = kernel.kernel;
+    if (name.rfind("conv_", 0) != 0 || name.find("depthwise") != std::string::npos) return {};
+    const bool pointwise = name.find("pointwise") != std::string::npos;
+    std::vector<Candidate> out;
+    for (int x : {1, 2, 4, 8, 16}) {
+        for (int rows : pointwise ? std::vector<int>{1} : std::vector<int>{1, 2, 4}) {
+            const std::string task = std::to_string(x) + "x" + std::to_string(rows);
+            Candidate c = ours;
+            c.label = (ours.label == "poolconv" ? std::string("poolconv") : ours.label) + " task " + task;
+            c.params["task"] = task;
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+std::vector<Candidate> search_candidates(int threads) {
+    // Adams2019's beam search: about 45 s for a 3x3 convolution on 2 Zen 5 cores.
+    return {{"Adams2019 beam 32", {}, {"Adams2019", {{"parallelism", std::to_string(std::max(threads, 1))}, {"beam_size", "32"}}}, 60}};
 }
 
 std::string layer_spec(const KernelGenerator &kernel, const KernelCall &call, const Halide::Target &target) {
@@ -142,7 +162,7 @@ BuiltKernel::BuiltKernel(const KernelGenerator &kernel, const std::string &spec,
     auto generator = make_generator(kernel, params, target, candidate.autoscheduler);
     pipeline_ = generator->build_pipeline();
     arguments_ = input_arguments(*generator);
-    if (!candidate.autoscheduler.name.empty()) pipeline_.apply_autoscheduler(target, candidate.autoscheduler);
+    if (!candidate.autoscheduler.name.empty()) autoscheduled_ = pipeline_.apply_autoscheduler(target, candidate.autoscheduler);
 }
 
 void BuiltKernel::install_jit(KernelKind kind) {

@@ -31,10 +31,16 @@ struct Candidate {
     double min_budget_s = 0;
 };
 
-// The candidates worth trying for `kernel` on `target` with `threads` worker threads, cheapest
-// first: our schedule, the autoschedulers, then our schedule with other tiles, then Adams2019's
-// beam search (the longest).
+// The first candidates for `kernel` on `target` with `threads` worker threads, cheapest first: our
+// schedule, the quick autoschedulers, then our schedule with other register tiles (convolutions).
 std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halide::Target &target, int threads);
+
+// Then `ours` (the best of our schedule's candidates so far) with other parallel task shapes
+// (convolutions but depthwise; none for other kernels).
+std::vector<Candidate> task_candidates(const KernelGenerator &kernel, const Candidate &ours);
+
+// Last, the searches that take a minute or more: Adams2019's beam search.
+std::vector<Candidate> search_candidates(int threads);
 
 // The layer spec (generators/fixed_layer.h) of a recorded kernel call.
 std::string layer_spec(const KernelGenerator &kernel, const KernelCall &call, const Halide::Target &target);
@@ -48,12 +54,15 @@ public:
     void install_jit(detail::KernelKind kind);
     // Compiled for the target, as the C function `function_name`.
     Halide::Module module(const std::string &function_name);
+    // The autoscheduler's featurization of the pipeline and its schedule (Adams2019; empty for ours).
+    const std::vector<uint8_t> &featurization() const { return autoscheduled_.featurization; }
 
 private:
     Halide::Pipeline pipeline_;
     std::vector<Halide::Argument> arguments_;
     Halide::Target target_;
     Halide::Callable callable_;
+    Halide::AutoSchedulerResults autoscheduled_;
 };
 
 // Loads the autoscheduler plugins (once).

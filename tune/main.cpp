@@ -17,6 +17,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,11 +29,16 @@
 #include "tune/layer_file.h"
 #include "tune/layer_run.h"
 #include "tune/library_writer.h"
+#include "tune/retraining.h"
 
 namespace poolconv::tune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Sampled schedules per layer for retraining, each tried while this much of the layer's budget is left.
+constexpr int kSamplesPerLayer = 4;
+constexpr double kSecondsPerSample = 15;
 
 const char *const kUsage =
     "usage: poolconv-tune (--layers FILE.json | --onnx MODEL.onnx) --name NAME --out DIR\n"
@@ -175,6 +181,17 @@ int tune(const Options &o) {
     first_with_key.clear();
     std::size_t distinct_done = 0;
 
+    // Adams2019's cost model retrained on this machine's timings as the run goes (tune/retraining.h).
+    std::unique_ptr<Retraining> retraining;
+    if (target.timed && Retraining::available()) {
+        try {
+            retraining = std::make_unique<Retraining>();
+        } catch (const Error &e) {
+            std::cout << "poolconv-tune: no retraining: " << e.what() << std::endl;
+        }
+    }
+    int sample_index = 0;
+
     std::vector<TunedLayer> tuned;
     for (std::size_t i = 0; i < layers.size(); i++) {
         const Layer &layer = layers[i];
@@ -206,18 +223,21 @@ int tune(const Options &o) {
         std::vector<Candidate> candidates = candidates_for(generator, target.target, o.threads);
         if (!target.timed) candidates.resize(1);  // our schedule: nothing to time it against here
         const std::string where = "[" + std::to_string(i + 1) + "/" + std::to_string(layers.size()) + "] " + layer.name;
-        std::cout << where << ": " << call.kernel << ", " << candidates.size() << " candidates, " << std::lround(layer_budget)
-                  << " s" << std::endl;
+        std::cout << where << ": " << call.kernel << ", " << std::lround(layer_budget) << " s" << std::endl;
 
         const poolconv::KernelOverride candidate_override{call.kernel.c_str(), target.isa, forward_function(kind)};
         std::vector<std::unique_ptr<BuiltKernel>> kept;
         std::vector<std::size_t> kept_index;  // into t.tried
         std::function<void()> generic = [&] { run.run(); };
-        double best_us = -1;
+        double best_us = -1, best_ours_us = -1;
         std::string best_label;
-        for (const Candidate &c : candidates) {
+        Candidate best_ours;  // the fastest of our schedule's candidates so far
+        // Builds, checks and (on a timed target) estimates a candidate: its median us, or -1 when
+        // it was skipped or dropped. Adams2019's timed schedules become retraining samples.
+        auto try_candidate = [&](const Candidate &c) -> double {
             const double layer_left = layer_budget - since(layer_start);
-            if (!kept.empty() && (layer_left <= 0 || layer_left < c.min_budget_s)) continue;
+            if (!kept.empty() && (layer_left <= 0 || layer_left < c.min_budget_s)) return -1;
+            double estimate = -1;
             TriedCandidate tried;
             tried.label = c.label;
             const auto build_start = Clock::now();
@@ -253,7 +273,10 @@ int tune(const Options &o) {
                          run.run();
                      }},
                     3);
+                estimate = us[1];
+                if (retraining) retraining->add_sample(*kept.back(), static_cast<int>(distinct_done), us[1]);
                 if (best_us < 0 || us[1] < best_us) best_us = us[1], best_label = c.label;
+                if (c.autoscheduler.name.empty() && (best_ours_us < 0 || us[1] < best_ours_us)) best_ours_us = us[1], best_ours = c;
                 std::cout << "    " << c.label << ": " << us[1] << " us (built-in " << us[0] << " us; best " << best_label
                           << " " << best_us << " us; " << std::lround(std::max(0.0, o.budget_s - since(start)))
                           << " s left)" << std::endl;
@@ -261,6 +284,31 @@ int tune(const Options &o) {
                 std::cout << "    " << c.label << ": dropped: " << tried.error << std::endl;
             }
             t.tried.push_back(tried);
+            return estimate;
+        };
+        // Our schedule (several tiles) and the quick autoschedulers; then the best of ours with
+        // other task shapes; then the long searches.
+        for (const Candidate &c : candidates) try_candidate(c);
+        if (target.timed) {
+            for (const Candidate &c : task_candidates(generator, best_ours)) try_candidate(c);
+            std::vector<Candidate> retrained;
+            if (retraining) {
+                // Halide's autotuning loop: a few sampled schedules, timed; the cost model
+                // retrained on every sample of the run so far; its plans tried.
+                for (int k = 0; k < kSamplesPerLayer && layer_budget - since(layer_start) >= kSecondsPerSample; k++) {
+                    try_candidate(Retraining::sample_candidate(sample_index++, o.threads));
+                }
+                if (retraining->samples() > 0 && layer_budget - since(layer_start) > 0) {
+                    try {
+                        retrained = retraining->retrain(o.threads);
+                    } catch (const Error &e) {
+                        std::cout << "    retraining: " << e.what() << std::endl;
+                    }
+                }
+            }
+            if (!retrained.empty()) try_candidate(retrained[0]);
+            for (const Candidate &c : search_candidates(o.threads)) try_candidate(c);
+            for (std::size_t r = 1; r < retrained.size(); r++) try_candidate(retrained[r]);
         }
         if (kept.empty()) throw Error(where + ": no candidate built and ran correctly");
 
