@@ -83,7 +83,7 @@ std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halid
                 }
             }
         } else {
-            for (int x : {1, 2, 3, 4}) {
+            for (int x : {1, 2, 3, 4, 5, 6}) {
                 for (int channels : {4, 8, 16}) {
                     for (int rows : {1, 2}) {
                         const int accumulators = x * channels * rows;
