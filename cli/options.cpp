@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "cli/attribute_names.h"
+
 namespace poolconv::cli {
 
 namespace {
@@ -106,8 +108,7 @@ std::vector<int64_t> parse_list(const std::string &flag, const std::string &text
 }
 
 template <typename T>
-T parse_choice(const std::string &flag, const std::string &text,
-               std::initializer_list<std::pair<const char *, T>> choices) {
+T parse_choice(const std::string &flag, const std::string &text, const NamedValues<T> &choices) {
     std::string names;
     for (const auto &[name, value] : choices) {
         if (text == name) return value;
@@ -252,25 +253,16 @@ ListField list_field(const std::string &name, Options &o) {
 // The flags whose value is one of a few names.
 void apply_choice_flag(const std::string &name, const std::string &value, Options &o) {
     if (name == "--activation") {
-        o.activation = parse_choice<Activation>(name, value,
-                                                {{"none", Activation::none},
-                                                 {"relu", Activation::relu},
-                                                 {"relu6", Activation::relu6},
-                                                 {"clamp", Activation::clamp}});
+        o.activation = parse_choice<Activation>(name, value, activation_names());
     } else if (name == "--auto-pad") {
-        o.pool.auto_pad = parse_choice<AutoPad>(name, value,
-                                                {{"explicit", AutoPad::explicit_pads},
-                                                 {"valid", AutoPad::valid},
-                                                 {"same_upper", AutoPad::same_upper},
-                                                 {"same_lower", AutoPad::same_lower}});
+        o.pool.auto_pad = parse_choice<AutoPad>(name, value, auto_pad_names());
     } else if (name == "--rounding") {
-        o.pool.rounding = parse_choice<Rounding>(
-            name, value, {{"floor", Rounding::floor}, {"ceil", Rounding::ceil}, {"ceil_torch", Rounding::ceil_torch}});
+        o.pool.rounding = parse_choice<Rounding>(name, value, rounding_names());
     } else if (name == "--storage-order") {
         o.storage_order = parse_choice<StorageOrder>(
             name, value, {{"row", StorageOrder::row_major}, {"col", StorageOrder::column_major}});
     } else if (name == "--index-type") {
-        o.index_type = parse_choice<DType>(name, value, {{"i64", DType::i64}, {"i32", DType::i32}});
+        o.index_type = parse_choice<DType>(name, value, index_type_names());
     }
 }
 

@@ -12,7 +12,8 @@
 // structure is in schedules/convolution_schedule.cpp.
 #include <limits>
 #include <map>
-#include <optional>
+#include <algorithm>
+#include <vector>
 #include <string>
 
 #include "Halide.h"
@@ -119,7 +120,7 @@ public:
         const bool pointwise = kernel_plan == ConvPlan::pointwise;
         const bool any_depthwise = depthwise || depthwise_1d;
         // The layer's constants where the kernel is built for one (generators/fixed_layer.h).
-        const FixedLayer layer_shape = fixed_layer();
+        const FixedLayer &layer_shape = fixed_layer();
         auto extent = [&](const auto &buffer, const char *name, int d) {
             return layer_shape.value(name, d, buffer.dim(d).extent());
         };
@@ -243,11 +244,14 @@ public:
         stages.dilation_x = dilation_at[0];
         stages.dilation_y = dilation_at[1];
         schedules::TargetParams target = schedules::target_params(get_target());
-        if (!tile.value().empty()) schedules::conv_plan_tile(target, kernel_plan) = parse_tile(tile.value());
+        if (!tile.value().empty()) {
+            const std::vector<int> t = parse_positive("tile", tile.value(), 3);
+            schedules::conv_plan_tile(target, kernel_plan) = {t[0], t[1], t[2]};
+        }
         schedules::ConvTaskShape task_shape;
         if (!task.value().empty()) {
-            const schedules::ConvTile parsed = parse_tile(task.value() + "x1");
-            task_shape = {parsed.x_vectors, parsed.channels};
+            const std::vector<int> t = parse_positive("task", task.value(), 2);
+            task_shape = {t[0], t[1]};
         }
         schedules::schedule_convolution(stages, target, kernel_plan, task_shape);
     }
@@ -290,16 +294,13 @@ public:
         layer_shape.estimate(pad_begin, "pad_begin");
     }
 
-    // The `tile` parameter, "XxCxR" (also reads `task`, "XxR", as "XxRx1").
-    static schedules::ConvTile parse_tile(const std::string &text) {
-        const FixedLayer parsed("tile:" + text);
-        auto at = [&](int i) {
-            const Expr e = parsed.value("tile", i, Expr());
-            const std::optional<int64_t> v = as_const_int(e);
-            if (!v || *v < 1) throw CompileError("tile, task: expected positive numbers joined by x, got \"" + text + "\"");
-            return static_cast<int>(*v);
-        };
-        return {at(0), at(1), at(2)};
+    // The `tile` (XxCxR) or `task` (XxR) parameter's `count` positive numbers.
+    static std::vector<int> parse_positive(const std::string &name, const std::string &text, std::size_t count) {
+        const std::vector<int> v = FixedLayer::parse_list(text, name);
+        if (v.size() != count || *std::min_element(v.begin(), v.end()) < 1) {
+            throw CompileError(name + ": expected " + std::to_string(count) + " positive numbers joined by x, got \"" + text + "\"");
+        }
+        return v;
     }
 
     // What the kernels may assume of their buffers' layouts (the runtime guarantees it).

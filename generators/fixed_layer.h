@@ -29,19 +29,27 @@ public:
             const std::string item = spec.substr(start, end - start);
             const std::size_t colon = item.find(':');
             if (colon == std::string::npos || colon == 0) malformed(spec, item);
-            std::vector<int> numbers;
-            std::size_t at = colon + 1;
-            while (at <= item.size()) {
-                std::size_t next = item.find('x', at);
-                if (next == std::string::npos) next = item.size();
-                const std::string number = item.substr(at, next - at);
-                if (number.empty() || number.find_first_not_of("-0123456789") != std::string::npos) malformed(spec, item);
-                numbers.push_back(std::stoi(number));
-                at = next + 1;
-            }
-            values_[item.substr(0, colon)] = numbers;
+            values_[item.substr(0, colon)] = parse_list(item.substr(colon + 1), "layer item \"" + item + "\"");
             start = end + 1;
         }
+    }
+
+    // "AxBx...": integers joined by x (also the tile and task parameters' form). Throws
+    // Halide::CompileError naming `what` for anything else.
+    static std::vector<int> parse_list(const std::string &text, const std::string &what) {
+        std::vector<int> numbers;
+        std::size_t at = 0;
+        while (at <= text.size()) {
+            std::size_t next = text.find('x', at);
+            if (next == std::string::npos) next = text.size();
+            const std::string number = text.substr(at, next - at);
+            if (number.empty() || number.size() > 9 || number.find_first_not_of("-0123456789") != std::string::npos) {
+                throw Halide::CompileError(what + ": expected integers joined by x, got \"" + text + "\"");
+            }
+            numbers.push_back(std::stoi(number));
+            at = next + 1;
+        }
+        return numbers;
     }
 
     bool empty() const { return values_.empty(); }

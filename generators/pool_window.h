@@ -76,7 +76,7 @@ protected:
     // A kernel built for one layer: the input's extents and the window's values are constants,
     // and its estimates. (Each generator fixes its outputs and other inputs the same way.)
     void fix_window_layer() {
-        const FixedLayer layer_shape = this->fixed_layer();
+        const FixedLayer &layer_shape = this->fixed_layer();
         layer_shape.constrain(input, "input");
         layer_shape.estimate(kernel, "kernel");
         layer_shape.estimate(stride, "stride");

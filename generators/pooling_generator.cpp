@@ -99,7 +99,7 @@ public:
     }
 
     void generate() {
-        const FixedLayer layer_shape = fixed_layer();
+        const FixedLayer &layer_shape = fixed_layer();
         Expr coef[5];
         for (int i = 0; i < 5; i++) coef[i] = layer_shape.value("index_coef", i, index_coef[i]);
         // ---- Algorithm ----
@@ -234,7 +234,7 @@ public:
 
         // The divisor counts a window's taps inside [count_begin, count_end), one axis at a time.
         Func counted[kSpatialAxes];
-        const FixedLayer layer_shape = fixed_layer();
+        const FixedLayer &layer_shape = fixed_layer();
         for (int a = 0; a < kSpatialAxes; a++) {
             counted[a] = counted_taps(a, layer_shape.value("count_begin", a, count_begin[a]),
                                       layer_shape.value("count_end", a, count_end[a]));

@@ -4,6 +4,7 @@
 // the autoscheduler running now.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "Halide.h"
@@ -31,13 +32,19 @@ protected:
     }
 
     // The layer this kernel is built for (empty: any).
-    FixedLayer fixed_layer() const { return FixedLayer(layer.value()); }
+    const FixedLayer &fixed_layer() const {
+        if (!fixed_layer_) fixed_layer_ = FixedLayer(layer.value());  // parsed once
+        return *fixed_layer_;
+    }
 
     // Applies the checked-in result for `variant` (its file name) when schedule_by names one.
     void apply_checked_in_schedule(const std::string &variant) {
         if (schedule_by == schedules::ScheduleAuthor::poolconv) return;
         schedules::apply_autoscheduled(schedule_by, variant, this->get_pipeline(), this->get_target());
     }
+
+private:
+    mutable std::optional<FixedLayer> fixed_layer_;
 };
 
 }  // namespace poolconv::generators

@@ -51,7 +51,8 @@ inline void (*forward_function(KernelKind kind))() {
     });
 }
 
-// While alive, the forwarding functions record each call's arguments into `into` and compute nothing.
+// While alive, the forwarding functions (forward_function) record each call's arguments into
+// `into` and compute nothing.
 struct CapturedArguments {
     std::vector<KernelArgument> arguments;
 };
@@ -62,8 +63,5 @@ public:
     CaptureScope(const CaptureScope &) = delete;
     CaptureScope &operator=(const CaptureScope &) = delete;
 };
-
-// The function to install while a CaptureScope records.
-inline void (*capture_function(KernelKind kind))() { return forward_function(kind); }
 
 }  // namespace poolconv::tune

@@ -1,11 +1,12 @@
 #include "tune/layer_file.h"
 
 #include <fstream>
-#include <map>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "cli/attribute_names.h"
 
 namespace poolconv::tune {
 
@@ -44,12 +45,13 @@ std::string text(const json &v, const Place &p, const std::string &field) {
 }
 
 template<typename T>
-T choice(const json &v, const Place &p, const std::string &field, const std::map<std::string, T> &choices) {
+T choice(const json &v, const Place &p, const std::string &field, const cli::NamedValues<T> &choices) {
     const std::string s = text(v, p, field);
-    const auto it = choices.find(s);
-    if (it != choices.end()) return it->second;
     std::string names;
-    for (const auto &c : choices) names += (names.empty() ? "" : ", ") + c.first;
+    for (const auto &[name, value] : choices) {
+        if (s == name) return value;
+        names += std::string(names.empty() ? "" : ", ") + name;
+    }
     p.fail(field, "\"" + s + "\" is not one of " + names);
 }
 
@@ -92,8 +94,8 @@ Layer parse_layer(const json &object, const Place &where) {
 
     layer.input_shape = int_list(required("input_shape"), p, "input_shape", 1);
     if (object.contains("dtype")) {
-        std::map<std::string, DType> types = {{"f32", DType::f32}, {"f16", DType::f16}, {"bf16", DType::bf16}, {"f64", DType::f64}};
-        if (layer.op == LayerOp::maxpool) types.insert({{"i8", DType::i8}, {"u8", DType::u8}});
+        cli::NamedValues<DType> types = {{"f32", DType::f32}, {"f16", DType::f16}, {"bf16", DType::bf16}, {"f64", DType::f64}};
+        if (layer.op == LayerOp::maxpool) types.insert(types.end(), {{"i8", DType::i8}, {"u8", DType::u8}});
         layer.dtype = choice<DType>(object["dtype"], p, "dtype", types);
     }
     WindowAttributes window;
@@ -102,19 +104,14 @@ Layer parse_layer(const json &object, const Place &where) {
     if (object.contains("pads_begin")) window.pads_begin = int_list(object["pads_begin"], p, "pads_begin", 0);
     if (object.contains("pads_end")) window.pads_end = int_list(object["pads_end"], p, "pads_end", 0);
     if (object.contains("auto_pad")) {
-        window.auto_pad = choice<AutoPad>(object["auto_pad"], p, "auto_pad",
-                                          {{"explicit", AutoPad::explicit_pads},
-                                           {"valid", AutoPad::valid},
-                                           {"same_upper", AutoPad::same_upper},
-                                           {"same_lower", AutoPad::same_lower}});
+        window.auto_pad = choice<AutoPad>(object["auto_pad"], p, "auto_pad", cli::auto_pad_names());
     }
     PoolAttributes pool;
     static_cast<WindowAttributes &>(pool) = window;
     if (layer.op != LayerOp::conv) {
         pool.kernel = int_list(required("kernel"), p, "kernel", 1);
         if (object.contains("rounding")) {
-            pool.rounding = choice<Rounding>(object["rounding"], p, "rounding",
-                                             {{"floor", Rounding::floor}, {"ceil", Rounding::ceil}, {"ceil_torch", Rounding::ceil_torch}});
+            pool.rounding = choice<Rounding>(object["rounding"], p, "rounding", cli::rounding_names());
         }
     }
 
@@ -124,7 +121,7 @@ Layer parse_layer(const json &object, const Place &where) {
             static_cast<PoolAttributes &>(layer.max_pool) = pool;
             if (object.contains("indices")) {
                 layer.indices = true;
-                layer.index_type = choice<DType>(object["indices"], p, "indices", {{"i64", DType::i64}, {"i32", DType::i32}});
+                layer.index_type = choice<DType>(object["indices"], p, "indices", cli::index_type_names());
             }
             layer.output_shape = infer_pool_shape(layer.input_shape, pool).output_shape;
             break;
@@ -145,8 +142,10 @@ Layer parse_layer(const json &object, const Place &where) {
                 layer.conv.group = g.get<int64_t>();
             }
             if (object.contains("activation")) {
-                layer.conv.activation = choice<Activation>(object["activation"], p, "activation",
-                                                           {{"none", Activation::none}, {"relu", Activation::relu}, {"relu6", Activation::relu6}});
+                // The CLI's words but clamp, whose bounds a layer file has no field for.
+                cli::NamedValues<Activation> activations = cli::activation_names();
+                activations.pop_back();
+                layer.conv.activation = choice<Activation>(object["activation"], p, "activation", activations);
             }
             layer.output_shape = infer_conv_shape(layer.input_shape, layer.weights_shape, layer.conv).output_shape;
             break;

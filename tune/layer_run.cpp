@@ -127,7 +127,7 @@ KernelCall LayerRun::capture(Isa isa) const {
     CapturedArguments captured;
     {
         const CaptureScope scope(captured);
-        const ScopedKernelOverride any({nullptr, isa, capture_function(layer_kernel_kind(layer_))});
+        const ScopedKernelOverride any({nullptr, isa, forward_function(layer_kernel_kind(layer_))});
         run();
         call.kernel = ScopedKernelOverride::last_replaced();
     }

@@ -229,6 +229,12 @@ int tune(const Options &o) {
         std::vector<std::unique_ptr<BuiltKernel>> kept;
         std::vector<std::size_t> kept_index;  // into t.tried
         std::function<void()> generic = [&] { run.run(); };
+        // The layer through the API with kept candidate k in place of the built-in kernel.
+        auto run_kept = [&](std::size_t k) {
+            kept[k]->install_jit(kind);
+            const ScopedKernelOverride use(candidate_override);
+            run.run();
+        };
         double best_us = -1, best_ours_us = -1;
         std::string best_label;
         Candidate best_ours;  // the fastest of our schedule's candidates so far
@@ -266,13 +272,7 @@ int tune(const Options &o) {
             tried.build_s = since(build_start);
             if (target.timed && tried.error.empty()) {
                 // A first estimate against the built-in kernel, for the progress line.
-                const std::vector<double> us = interleaved_medians(
-                    {generic, [&] {
-                         kept.back()->install_jit(kind);
-                         const ScopedKernelOverride use(candidate_override);
-                         run.run();
-                     }},
-                    3);
+                const std::vector<double> us = interleaved_medians({generic, [&] { run_kept(kept.size() - 1); }}, 3);
                 estimate = us[1];
                 if (retraining) retraining->add_sample(*kept.back(), static_cast<int>(distinct_done), us[1]);
                 if (best_us < 0 || us[1] < best_us) best_us = us[1], best_label = c.label;
@@ -317,11 +317,7 @@ int tune(const Options &o) {
             // Every correct candidate and the built-in kernel, interleaved.
             std::vector<std::function<void()>> runs = {generic};
             for (std::size_t k = 0; k < kept.size(); k++) {
-                runs.push_back([&, k] {
-                    kept[k]->install_jit(kind);
-                    const ScopedKernelOverride use(candidate_override);
-                    run.run();
-                });
+                runs.push_back([&, k] { run_kept(k); });
             }
             const std::vector<double> us = interleaved_medians(runs, 7);
             t.generic_us = us[0];
