@@ -129,15 +129,31 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     s.along[2].compute_at(s.output, plane);
     s.along[1].compute_at(s.along[2], s.taps[2]);
     s.along[0].compute_at(s.along[1], s.taps[1]);
-    // The partial sums are added in one horizontal vector reduction (a tree), not a chain of
-    // `lanes` dependent scalar adds: with 7x7 planes that chain was most of the time.
-    s.along[0].update().atomic().vectorize(tap_lanes);
     partial.compute_at(s.along[1], s.taps[1]).vectorize(lane).store_in(MemoryType::Register);
     partial.update().vectorize(lane);
+    // The partial sums are then added as a tree: the upper half of the lanes onto the lower half,
+    // until two are left (one rfactor per level, each a vector add). Not a chain of `lanes`
+    // dependent scalar adds: that is what a horizontal reduction (vector_reduce_add) of floats
+    // became with Halide 21 (LLVM adds floats in order), most of the time on 7x7 planes.
+    RVar remaining = tap_lanes;
+    for (int width = lanes; width > 2; width /= 2) {
+        const std::string level = std::to_string(width / 2);
+        RVar pair("pair_" + level), half("half_" + level);
+        Var half_lane("half_lane_" + level);
+        Func halves = s.along[0].update().split(remaining, pair, half, width / 2).rfactor(half, half_lane);
+        halves.compute_at(s.along[1], s.taps[1]).vectorize(half_lane).store_in(MemoryType::Register);
+        halves.update().unroll(pair).vectorize(half_lane);
+        remaining = half;
+    }
+    s.along[0].update().unroll(remaining);
     // The runtime always passes one row (y and z windows of 1 tap) with dilation 1: saying so
     // for the whole output makes the row loads dense and leaves one loop per plane.
     const Expr one_row = s.kernel[1] == 1 && s.kernel[2] == 1 && s.dilation[0] == 1;
-    // Rows of at least one vector (P8's 49): the partial sums then fill every lane, and their
+    // 7x7 planes (the head of ImageNet CNNs at 224x224: ResNet, MobileNet, EfficientNet; P8): a
+    // constant tap count, so the last, partial vector of taps is a constant-size tail, where a
+    // run-time one is a masked add through the stack.
+    s.output.specialize(one_row && s.kernel[0] == 49);
+    // Rows of at least one vector: the partial sums then fill every lane, and their
     // final addition is a vector reduction; with fewer taps the lanes used are a run-time count.
     s.output.specialize(one_row && s.kernel[0] >= lanes);
     s.output.specialize(one_row);
