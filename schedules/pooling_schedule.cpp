@@ -153,8 +153,8 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     // constant tap count, so the last, partial vector of taps is a constant-size tail, where a
     // run-time one is a masked add through the stack.
     s.output.specialize(one_row && s.kernel[0] == 49);
-    // Rows of at least one vector: the partial sums then fill every lane, and their
-    // final addition is a vector reduction; with fewer taps the lanes used are a run-time count.
+    // Rows of at least one vector: the partial sums then fill every lane, and the tree above
+    // adds them; with fewer taps the lanes used are a run-time count.
     s.output.specialize(one_row && s.kernel[0] >= lanes);
     s.output.specialize(one_row);
 }
