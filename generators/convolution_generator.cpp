@@ -10,11 +10,11 @@
 // arithmetic type: see schedules/conv_packing.h) and views 1-D and 2-D convolution as 3-D with extent-1 axes (and, for
 // the pointwise variant, a dense 1x1 stride-1 convolution's planes as one x axis). The loop
 // structure is in schedules/convolution_schedule.cpp.
+#include <algorithm>
 #include <limits>
 #include <map>
-#include <algorithm>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "Halide.h"
 

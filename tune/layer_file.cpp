@@ -143,8 +143,10 @@ Layer parse_layer(const json &object, const Place &where) {
             }
             if (object.contains("activation")) {
                 // The CLI's words but clamp, whose bounds a layer file has no field for.
-                cli::NamedValues<Activation> activations = cli::activation_names();
-                activations.pop_back();
+                cli::NamedValues<Activation> activations;
+                for (const auto &named : cli::activation_names()) {
+                    if (named.second != Activation::clamp) activations.push_back(named);
+                }
                 layer.conv.activation = choice<Activation>(object["activation"], p, "activation", activations);
             }
             layer.output_shape = infer_conv_shape(layer.input_shape, layer.weights_shape, layer.conv).output_shape;
