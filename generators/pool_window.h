@@ -26,9 +26,11 @@ constexpr int kSpatialAxes = 3;
 
 // The shape the estimates describe (autoscheduler input): MaxPool 3x3 stride 2 pad 1 on a
 // ResNet stem activation, 1x64x112x112 -> 1x64x56x56. One table for inputs and outputs alike.
+// Unpadded kernels (padded=false) get the same window without its padding: 112x112 -> 55x55.
 struct EstimateShape {
     static constexpr int in[kSpatialAxes] = {112, 112, 1};
     static constexpr int out[kSpatialAxes] = {56, 56, 1};
+    static constexpr int out_unpadded[kSpatialAxes] = {55, 55, 1};
     static constexpr int kernel[kSpatialAxes] = {3, 3, 1};
     static constexpr int stride[kSpatialAxes] = {2, 2, 1};
     static constexpr int pad[kSpatialAxes] = {1, 1, 0};
@@ -52,6 +54,11 @@ protected:
 public:
     // Element type of the data (and of the pooled values).
     GeneratorParam<Halide::Type> data_type_param{"data_type", Halide::Float(32)};
+
+    // false: a kernel only for calls whose windows all lie inside the input (no padding tap, none
+    // past its end), which the runtime routes here. Its taps read the input in place, with no
+    // padded copy of each plane (see window_input).
+    GeneratorParam<bool> padded{"padded", true};
 
     // Data, NCDHW as (x, y, z, c, n). Its type is data_type, set in configure().
     Input<Halide::Buffer<void, 5>> input{"input"};
@@ -114,7 +121,17 @@ protected:
         return f;
     }
 
-    // The input as the window stages read it: each element passed through `encode` (into the
+    // The input as the window stages read it, each element passed through `encode`: a padded copy
+    // (padded_input below), or in unpadded kernels the input itself, encoded at each tap (cheaper
+    // than a copy of the plane when no window needs padding). `name` is the in-place Func's name.
+    Func window_input(const char *name, const std::function<Expr(const Expr &)> &encode, const Expr &padding) {
+        if (padded) return padded_input(encode, padding);
+        Func f(name);
+        f(x, y, z, c, n) = encode(input(x, y, z, c, n));
+        return f;
+    }
+
+    // The padded copy: each element passed through `encode` (into the
     // type the reduction works in), inside a margin of padding that holds `padding`, a value the
     // reduction ignores (0 for a sum, the lowest key for a max). So no tap needs a mask or a
     // branch: a padding tap simply reads `padding`. The schedule stores this in a scratch
@@ -140,6 +157,7 @@ protected:
         schedules::PoolingStages s;
         s.output = output;
         s.padded_input = padded;
+        s.padded = this->padded;
         s.input_elements = input_elements;
         for (int a = 0; a < kSpatialAxes; a++) {
             s.along[a] = along[a];
@@ -166,14 +184,15 @@ protected:
             kernel.set_estimate(a, E::kernel[a]);
             stride.set_estimate(a, E::stride[a]);
             dilation.set_estimate(a, 1);
-            pad_begin.set_estimate(a, E::pad[a]);
+            pad_begin.set_estimate(a, padded ? E::pad[a] : 0);
         }
     }
 
     template<typename Out>
-    static void set_output_estimates(Out &out) {
+    void set_output_estimates(Out &out) const {
         using E = EstimateShape;
-        out.set_estimates({{0, E::out[0]}, {0, E::out[1]}, {0, E::out[2]}, {0, E::channels}, {0, E::batch}});
+        const int *o = padded ? E::out : E::out_unpadded;
+        out.set_estimates({{0, o[0]}, {0, o[1]}, {0, o[2]}, {0, E::channels}, {0, E::batch}});
     }
 
     schedules::TargetParams target_params() const {

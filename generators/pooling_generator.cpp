@@ -106,7 +106,7 @@ public:
         // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
         // above everything, with the padding key below every real value.
         const MaxKeys keys(data_type(), with_indices);
-        Func in = padded_input([&](const Expr &v) { return keys.encode(v); }, keys.padding());
+        Func in = window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding());
 
         // Candidate (v, pos) beats the running best (acc, acc_pos) when its key is strictly greater:
         // among equal keys the first stays (ties, and the first NaN), and padding, whose key is
@@ -177,7 +177,9 @@ public:
         schedules::schedule_pooling(stages, target_params(), keys.type(), indices ? 4 : keys.type().bytes());
     }
 
-    void schedule() { apply_checked_in_schedule(with_indices ? "max_pool_with_indices" : "max_pool"); }
+    void schedule() {
+        apply_checked_in_schedule(with_indices ? "max_pool_with_indices" : padded ? "max_pool" : "max_pool_unpadded");
+    }
 };
 
 class AvgPool : public PoolGenerator<AvgPool> {
@@ -204,16 +206,18 @@ public:
     void generate() {
         // ---- Algorithm ----
         // Values are summed in the work type (f32, or f64 for f64 data); padding holds 0. Global
-        // pooling has no padding (the runtime guarantees it): its taps read the input itself.
-        // (The stage keeps its historical name, which the checked-in f32 schedules refer to.)
+        // pooling has no padding (the runtime guarantees it): its taps read the input itself, as
+        // unpadded kernels' do. (The in-place stage keeps its historical name, which the checked-in
+        // f32 schedules of global pooling refer to.)
         const Type work = work_type(data_type());
         const Expr zero = cast(work, 0);
         auto to_work = [&](const Expr &v) { return cast(work, v); };
-        Func in("input_f32");
+        Func in;
         if (global) {
+            in = Func("input_f32");
             in(x, y, z, c, n) = to_work(input(x, y, z, c, n));
         } else {
-            in = padded_input(to_work, zero);
+            in = window_input("input_f32", to_work, zero);
         }
 
         // The window sum, one axis at a time; padding adds 0.
@@ -287,7 +291,7 @@ public:
         }
     }
 
-    void schedule() { apply_checked_in_schedule(global ? "avg_pool_global" : "avg_pool"); }
+    void schedule() { apply_checked_in_schedule(global ? "avg_pool_global" : padded ? "avg_pool" : "avg_pool_unpadded"); }
 };
 
 }  // namespace poolconv::generators

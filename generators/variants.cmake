@@ -12,8 +12,10 @@ set(POOLCONV_TYPES f32=float32 f16=float16 bf16=bfloat16 f64=float64 i8=int8 u8=
 # schedules/autoscheduled/<author>/<name>.schedule.h.
 set(POOLCONV_ALGORITHMS
     "max_pool max_pool"
+    "max_pool_unpadded max_pool padded=false"
     "max_pool_with_indices max_pool with_indices=true"
     "avg_pool avg_pool"
+    "avg_pool_unpadded avg_pool padded=false"
     "avg_pool_global avg_pool global=true"
     "convolution convolution"
     "convolution_pointwise convolution plan=pointwise"
@@ -27,9 +29,11 @@ set(POOLCONV_ALGORITHMS
 # <types>: short names joined by commas.
 set(POOLCONV_KERNELS
     "max_pool_{type} max_pool f32,f16,bf16,f64,i8,u8"
+    "max_pool_{type}_unpadded max_pool_unpadded f32,f16,bf16,f64,i8,u8"
     "max_pool_{type}_indices_i32 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=32"
     "max_pool_{type}_indices_i64 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=64"
     "avg_pool_{type} avg_pool f32,f16,bf16,f64"
+    "avg_pool_{type}_unpadded avg_pool_unpadded f32,f16,bf16,f64"
     "global_avg_pool_{type} avg_pool_global f32,f16,bf16,f64"
     "conv_{type} convolution f32,f16,bf16,f64"
     "conv_{type}_depthwise convolution_depthwise f32,f16,bf16,f64"

@@ -72,6 +72,11 @@ bool author_kernels_built(ScheduleAuthor author) {
     return built[static_cast<int>(author)];
 }
 
+bool kernel_available(const std::string &name, const CallPath &path) {
+    if (path.author != ScheduleAuthor::poolconv) return lookup(name + author_suffix(path.author), path.isa) != nullptr;
+    return lookup(name, kernel_path(name, path).isa) != nullptr;
+}
+
 CallPath kernel_path(const std::string &name, const CallPath &path) {
     if (is_gpu_isa(path.isa) && !path.device_tensors && !lookup(name, path.isa)) return {best_cpu_isa(), false};
     return path;

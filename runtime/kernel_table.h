@@ -68,6 +68,9 @@ struct KernelSignature<KernelKind::conv> {
 bool kernels_built_for(int isa);
 // Whether this build has kernel `name` (e.g. "conv_f32_row_pairs") for `isa`.
 bool kernel_built(const std::string &name, Isa isa);
+// Whether a call on `path` would find kernel `name` (find_kernel below): built for the path the
+// call resolves to, or, for an autoscheduler's schedules, as that author's kernel.
+bool kernel_available(const std::string &name, const CallPath &path);
 // Whether this build has kernels scheduled by `author` (ours always; an autoscheduler's with
 // POOLCONV_AUTOSCHEDULED_KERNELS, named like ours plus "_<author>").
 bool author_kernels_built(ScheduleAuthor author);

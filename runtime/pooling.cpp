@@ -30,7 +30,8 @@ struct KernelWindow {
 struct PreparedPool {
     PoolGeometry geometry;
     KernelWindow window;
-    bool empty = false;  // no output elements: nothing to do
+    bool empty = false;           // no output elements: nothing to do
+    bool windows_inside = true;   // no window has a tap outside the input (no padding is read)
 };
 
 PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorView &output, const PoolAttributes &a,
@@ -71,6 +72,7 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
         w.pad_begin[ax] = static_cast<int32_t>(pb);
         w.first_tap[ax] = static_cast<int32_t>(-pb);
         w.last_tap_end[ax] = static_cast<int32_t>(reach - pb + 1);
+        p.windows_inside = p.windows_inside && -pb >= 0 && reach - pb < input.shape[i + 2];
     }
     return p;
 }
@@ -98,6 +100,18 @@ void check_padded_plane(const char *op, const TensorView &input, const PreparedP
         throw Error(std::string(op) + ": the windows span a padded plane of " + extents + " elements of " +
                     std::to_string(element_bytes) + " bytes, beyond the kernels' scratch limit of 2^31 - 1 bytes");
     }
+}
+
+// The kernel for a call: `base` (e.g. "max_pool_f32"), or its unpadded kernel, which reads the
+// input in place instead of a padded copy of each plane, where every window lies inside the input
+// and the path has that kernel. Padded kernels copy each plane into a bounded scratch buffer:
+// checked (check_padded_plane) with `padded_element_bytes` per element before any output is written.
+std::string pool_kernel(const char *op, const TensorView &input, const PreparedPool &p, const std::string &base,
+                        const detail::CallPath &path, int padded_element_bytes) {
+    const std::string unpadded = base + "_unpadded";
+    if (p.windows_inside && detail::kernel_available(unpadded, path)) return unpadded;
+    check_padded_plane(op, input, p, padded_element_bytes);
+    return base;
 }
 
 // Index coefficients (Halide axis order x, y, z, c, n) for OpenVINO's axis and ONNX's storage order.
@@ -184,13 +198,12 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         indices ? detail::call_path(op, {{"input", &input}, {"output", &output}, {"indices", indices}})
                 : detail::call_path(op, {{"input", &input}, {"output", &output}});
     if (p.empty) return;
-    // The plane holds MaxPool's keys (generators/pooling_generator.cpp): f32 bits for f32, f16 and
-    // bf16; f64 bits for f64; 8-bit values, or int32 where positions are tracked.
+    // The padded plane holds MaxPool's keys (generators/pooling_generator.cpp): f32 bits for f32,
+    // f16 and bf16; f64 bits for f64; 8-bit values, or int32 where positions are tracked.
     const bool eight_bit = input.dtype == DType::i8 || input.dtype == DType::u8;
-    check_padded_plane(op, input, p, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
-
     std::string name = std::string("max_pool_") + dtype_name(input.dtype);
     if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
+    name = pool_kernel(op, input, p, name, path, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
     detail::KernelBuffer in(input), out(output);
     const KernelWindow &w = p.window;
     if (indices) {
@@ -249,9 +262,10 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
         flat_window.kernel[0] = static_cast<int32_t>(flat_input.shape[2]);
         for (int ax = 0; ax < 3; ax++) count_begin[ax] = 0, count_end[ax] = ax == 0 ? flat_window.kernel[0] : 1;
     }
-    if (!global) check_padded_plane(op, input, p, input.dtype == DType::f64 ? 8 : 4);  // the sums' type
     const KernelWindow &kw = global ? flat_window : w;
-    const std::string name = std::string(global ? "global_avg_pool_" : "avg_pool_") + dtype_name(input.dtype);
+    const std::string name = global ? std::string("global_avg_pool_") + dtype_name(input.dtype)
+                                    : pool_kernel(op, input, p, std::string("avg_pool_") + dtype_name(input.dtype), path,
+                                                  input.dtype == DType::f64 ? 8 : 4);  // the sums' type
     auto fn = detail::find_kernel_as<detail::KernelKind::avg_pool>(op, name, path);
     detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
     const int status = fn(in.get(), kw.kernel[0], kw.kernel[1], kw.kernel[2], kw.stride[0], kw.stride[1], kw.stride[2],

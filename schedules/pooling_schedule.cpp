@@ -2,13 +2,17 @@
 //
 // Plan (NCDHW, x = W is unit-stride):
 //   output:  for n, for c (both parallel) / for z / for y / for x in vectors of L lanes
-//            (L = one register of the widest per-lane state; the last vector of a row is guarded)
+//            (L = one register of the widest per-lane state; the last vector of a row is guarded,
+//            or in unpadded kernels shifted inwards)
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
 //            for tap z: [for tap y: [for tap x (unrolled in threes): L lanes] L lanes] L lanes
 //            every partial result one vector, in registers
 //   input:   each plane is copied once, encoded (MaxPool keys, f32 sums) and padded, into a
 //            scratch buffer (see padded_input in generators/pool_window.h): taps load dense,
 //            unmasked vectors even at the borders, and padding taps need no branch.
+//            Unpadded kernels (generator param padded=false, which the runtime calls when every
+//            window lies inside the input: VGG's 2x2/2, 3-D 2x2x2/2, AlexNet's 3x3/2 on 55x55)
+//            read the input in place, encoding at each tap: no copy (0.6x the time on Zen 5).
 //   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
 //   windows with stride_x 2 (3-D), undilated: constant tap loops over dense or
 //   2-way-deinterleaved loads (the x taps unrolled in threes); then stride_x 1 or 2 with any
@@ -46,17 +50,28 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     Var xo("xo"), xi("xi");
 
     // Output loop nest, shared by the indices output when there is one.
-    auto output_loops = [&](Func f) {
-        f.split(x, xo, xi, lanes, TailStrategy::GuardWithIf)
-            .vectorize(xi)
-            .reorder(xi, xo, y, z, c, n)
-            .parallel(c)
-            .parallel(n);
+    auto output_loops = [&](Stage f, TailStrategy tail) {
+        f.split(x, xo, xi, lanes, tail).vectorize(xi).reorder(xi, xo, y, z, c, n).parallel(c).parallel(n);
     };
-    output_loops(s.output);
-    if (s.second_output.defined()) {
-        output_loops(s.second_output);
-        s.second_output.compute_with(s.output, xo);
+    // Where the hot windows are specialized (below): the whole output, or its rows of at least
+    // one vector.
+    Stage rows = s.output;
+    if (s.padded) {
+        output_loops(s.output, TailStrategy::GuardWithIf);
+        if (s.second_output.defined()) {
+            output_loops(s.second_output, TailStrategy::GuardWithIf);
+            s.second_output.compute_with(s.output, xo);
+        }
+    } else {
+        // Unpadded kernels read the input in place, so no lane may compute a window past the end
+        // of a row: the last vector of a row shifts inwards (it recomputes a few outputs of the
+        // one before), and rows narrower than a vector take one guarded vector.
+        if (s.second_output.defined()) {
+            throw CompileError("the unpadded pooling plan has no indices output (build it with padded=true)");
+        }
+        rows = s.output.specialize(s.output.output_buffer().dim(0).extent() >= lanes);
+        output_loops(rows, TailStrategy::ShiftInwards);
+        output_loops(s.output, TailStrategy::GuardWithIf);
     }
 
     for (Func table : s.axis_tables) table.compute_root();
@@ -64,24 +79,35 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // The (encoded, padded) input of a plane, copied into a scratch buffer before the plane is
     // pooled: every element once, densely, however many windows share it; every tap then loads
     // a dense vector, also in the border vectors. (Copying per output row would need a sliding
-    // window, which Halide cannot prove monotonic for a runtime stride.)
-    const Var px = s.padded_input.args()[0];
-    s.padded_input.compute_at(s.output, c).vectorize(px, lanes);
-    s.padded_input.update().vectorize(s.input_elements.x, lanes);
+    // window, which Halide cannot prove monotonic for a runtime stride.) Unpadded kernels have
+    // no copy: the encoding is inlined into the taps.
+    if (s.padded) {
+        const Var px = s.padded_input.args()[0];
+        s.padded_input.compute_at(s.output, c).vectorize(px, lanes);
+        s.padded_input.update().vectorize(s.input_elements.x, lanes);
+    }
 
     // The stages, innermost first, each one vector of `lanes` outputs computed inside the tap
     // loop of the stage that consumes it: along_z per output vector, along_y per z tap, along_x
-    // per y tap. bound_extent keeps every stage a constant-size (register) vector, also when the
-    // indices output is fused in: the last, guarded vector of a row over-computes lanes whose
-    // loads are clamped, which is safe.
+    // per y tap. Padded kernels: bound_extent keeps every stage a constant-size (register)
+    // vector, also when the indices output is fused in: the last, guarded vector of a row
+    // over-computes lanes, whose taps read the padded copy's margin, which is safe. Unpadded
+    // kernels: whole output vectors make every stage a whole vector too, except in rows narrower
+    // than one, where the stages' vectors are guarded as well (no load past the input).
     const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),
                                 LoopLevel(s.output, xo)};
     for (int a = 0; a < 3; a++) {
         const std::vector<Var> stage_args = s.along[a].args();
         const Var &sx = stage_args[0];
-        s.along[a].compute_at(sites[a]).bound_extent(sx, lanes).vectorize(sx);
+        s.along[a].compute_at(sites[a]);
         for (int d = 1; d < 5; d++) s.along[a].bound_extent(stage_args[d], 1);
-        s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
+        if (s.padded) {
+            s.along[a].bound_extent(sx, lanes).vectorize(sx);
+            s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
+        } else {
+            s.along[a].vectorize(sx, lanes, TailStrategy::GuardWithIf);
+            s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx, lanes, TailStrategy::GuardWithIf);
+        }
     }
     // The taps along x in threes, unrolled (guarded beyond the window): Halide 21 leaves LLVM no
     // loop to unroll, where LLVM 14 unrolled the specialized windows' constant tap loops itself.
@@ -89,19 +115,20 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     s.along[0].update().unroll(s.taps[0], 3, TailStrategy::GuardWithIf);
 
     // Hot cases: 2x2 and 3x3 windows (2-D pooling: a z window of 1 tap) with stride 1 or 2 along
-    // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output is specialized, so
-    // the branch is taken once per call and every tap loop inside has a constant extent, over
-    // shifted (stride 1) or deinterleaved (stride 2) loads. Specializing the
-    // stages' tap loops as well multiplied the code paths, and the build time with them. A
-    // constant stride alone still turns the general path's gathers into dense loads.
+    // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output (unpadded kernels:
+    // its rows of at least one vector) is specialized, so the branch is taken once per call and
+    // every tap loop inside has a constant extent, over shifted (stride 1) or deinterleaved
+    // (stride 2) loads. Specializing the stages' tap loops as well multiplied the code paths, and
+    // the build time with them. A constant stride alone still turns the general path's gathers
+    // into dense loads.
     const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
     const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;
     for (int k : {3, 2}) {
         for (int st : {2, 1}) {
-            s.output.specialize(kx == k && ky == k && kz == 1 && s.stride[0] == st && undilated);
+            rows.specialize(kx == k && ky == k && kz == 1 && s.stride[0] == st && undilated);
         }
     }
-    s.output.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && undilated);
+    rows.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && undilated);
     for (int st : {1, 2}) s.along[0].update().specialize(s.stride[0] == st);
 }
 

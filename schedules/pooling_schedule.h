@@ -16,8 +16,12 @@ struct PoolingStages {
     Halide::Func second_output;  // the indices output of MaxPool, if any; computed with `output`
     Halide::Func along[3];       // along[a] reduces along[a - 1] (or the input) along axis a
     Halide::RVar taps[3];        // along[a]'s taps
-    Halide::Func padded_input;    // the (encoded) input along[0] reads, in a margin of padding
-    Halide::RDom input_elements;  // padded_input's update copies these (x, y, z) over the padding fill
+    // What along[0] reads: the (encoded) input in a margin of padding, a copy whose update copies
+    // input_elements (x, y, z) over the padding fill; or, in unpadded kernels (padded false, every
+    // window inside the input), the encoded input itself, read in place.
+    Halide::Func padded_input;
+    Halide::RDom input_elements;
+    bool padded = true;
 
     // Small per-axis tables (AvgPool's divisor factors), computed once per call.
     std::vector<Halide::Func> axis_tables;

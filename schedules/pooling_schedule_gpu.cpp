@@ -55,7 +55,7 @@ void schedule_pooling_gpu(PoolingStages &s) {
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
     const GridVars v{Var("xo"), Var("yo"), Var("xi"), Var("yi"), Var("planes")};
     for (Func table : s.axis_tables) table.compute_root();
-    schedule_padded_input_gpu(s);
+    if (s.padded) schedule_padded_input_gpu(s);  // unpadded kernels read the input in place
 
     if (s.second_output.defined()) {
         // Values and indices come out of one (value, position) reduction: the two outputs share

@@ -32,7 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "poolconv/kernel_override.h"
 #include "tests/test_util.h"
+
+struct halide_buffer_t;  // the kernels' buffer type (HalideRuntime.h), only passed through here
 
 namespace poolconv {
 namespace {
@@ -525,6 +528,101 @@ TEST_P(RandomPooling, MaxPoolSignedZeroTies) {
         }
         EXPECT_FALSE(std::signbit(got.get(0))) << "a zero maximum is written as +0";
     }
+}
+
+// ---- Windows inside the input: the unpadded kernels, which read the input in place ----
+
+// Stands in for a max_pool kernel (its signature: runtime/kernel_table.h), to learn which kernel a
+// call picks (ScopedKernelOverride::last_replaced).
+int picked_max_pool_kernel(halide_buffer_t *, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                           int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                           halide_buffer_t *) {
+    return 0;
+}
+
+std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const MaxPoolAttributes &a) {
+    const ScopedKernelOverride any({nullptr, active_isa(), reinterpret_cast<void (*)()>(&picked_max_pool_kernel)});
+    ScopedKernelOverride::note_replaced("none");
+    max_pool(input.view(), output.view(), a);
+    return ScopedKernelOverride::last_replaced();
+}
+
+// Those kernels compute no window past the end of a row (its reads would leave the input): the
+// last vector of a row is shifted inwards, and a row narrower than a vector is one guarded vector.
+// So: every output width around 16, 32 and 64 lanes (AVX-512's f32, f16 and 8-bit vectors), with
+// and without an unused input column at the end, 2-D and 3-D, the specialized windows and general
+// ones, every type.
+TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
+    Rng rng(6006);
+    test::FailureBudget budget;
+    struct Window {
+        int64_t kernel, stride;
+    };
+    for (const Window w : {Window{2, 2}, Window{3, 2}, Window{3, 1}, Window{2, 1}, Window{4, 3}}) {
+        for (const int64_t out_w : {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66}) {
+            for (const int spatial : {2, 3}) {
+                Shape in_shape = {1, 2};
+                PoolAttributes pa;
+                for (int i = 0; i < spatial; i++) {
+                    const bool last = i == spatial - 1;
+                    const int64_t out = last ? out_w : 3;
+                    in_shape.push_back((out - 1) * w.stride + w.kernel + uniform(rng, 0, 1));
+                    pa.kernel.push_back(w.kernel);
+                    pa.strides.push_back(w.stride);
+                }
+                pa.pads_begin.assign(static_cast<std::size_t>(spatial), 0);
+                pa.pads_end.assign(static_cast<std::size_t>(spatial), 0);
+                const Shape out_shape = infer_pool_shape(in_shape, pa).output_shape;
+                MaxPoolAttributes ma;
+                static_cast<PoolAttributes &>(ma) = pa;
+                AvgPoolAttributes aa;
+                static_cast<PoolAttributes &>(aa) = pa;
+                aa.pad_mode = static_cast<AvgPadMode>(uniform(rng, 0, 2));
+                const DType max_type = kMaxPoolTypes[uniform(rng, 0, 5)];
+                const DType avg_type = kAvgPoolTypes[uniform(rng, 0, kLastAvgPoolType)];
+                const test::FillOptions fill = max_pool_fill(rng, true);
+                Tensor input = Tensor::dense(max_type, in_shape);
+                test::fill_random(input, rng, fill);
+                Tensor expected = Tensor::dense(max_type, out_shape), got = Tensor::dense(max_type, out_shape);
+                reference::max_pool(input.view(), expected.view(), ma);
+                const Geometry g{in_shape, pa, out_shape};
+                const std::string where = context(0, "max_pool", max_type, g, test::describe(ma) + ", " + describe_fill(fill));
+                try {
+                    max_pool(input.view(), got.view(), ma);
+                    budget.check(test::tensors_match(got, expected), where);
+                } catch (const Error &e) {
+                    budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+                }
+
+                test::FillOptions avg_fill;
+                avg_fill.ties = true;  // dyadic values: exact f32 sums (see the header)
+                Tensor avg_input = Tensor::dense(avg_type, in_shape);
+                test::fill_random(avg_input, rng, avg_fill);
+                Tensor avg_expected = Tensor::dense(avg_type, out_shape), avg_got = Tensor::dense(avg_type, out_shape);
+                reference::avg_pool(avg_input.view(), avg_expected.view(), aa);
+                test::CompareOptions o;
+                o.ulp_tol = 1;
+                const std::string avg_where = context(0, "avg_pool", avg_type, g, test::describe(aa));
+                try {
+                    avg_pool(avg_input.view(), avg_got.view(), aa);
+                    budget.check(test::tensors_match(avg_got, avg_expected, o), avg_where);
+                } catch (const Error &e) {
+                    budget.check(::testing::AssertionFailure() << "threw " << e.what(), avg_where);
+                }
+            }
+        }
+    }
+
+    // Such calls do run the unpadded kernel, and a padded call the padded one.
+    Tensor input = Tensor::dense(DType::f32, {1, 2, 9, 35}), output = Tensor::dense(DType::f32, {1, 2, 4, 17});
+    MaxPoolAttributes a;
+    a.kernel = Shape{3, 3};
+    a.strides = Shape{2, 2};
+    EXPECT_EQ(max_pool_kernel_picked(input, output, a), "max_pool_f32_unpadded");
+    a.pads_begin = Shape{0, 1};
+    a.pads_end = Shape{0, 1};
+    Tensor padded_output = Tensor::dense(DType::f32, {1, 2, 4, 18});
+    EXPECT_EQ(max_pool_kernel_picked(input, padded_output, a), "max_pool_f32");
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, RandomPooling, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
