@@ -11,6 +11,7 @@
 // and a tap with i outside [0, extent) is padding. Array index a: 0 = x (W), 1 = y (H), 2 = z (D).
 #pragma once
 
+#include <array>
 #include <functional>
 
 #include "Halide.h"
@@ -123,30 +124,63 @@ protected:
 
     // The input as the window stages read it, each element passed through `encode`: a padded copy
     // (padded_input below), or in unpadded kernels the input itself, encoded at each tap (cheaper
-    // than a copy of the plane when no window needs padding). `name` is the in-place Func's name.
-    Func window_input(const char *name, const std::function<Expr(const Expr &)> &encode, const Expr &padding) {
-        if (padded) return padded_input(encode, padding);
+    // than a copy of the plane when no window needs padding). `name` is the in-place Func's name;
+    // `output` the pipeline's output, whose extents tell how far the windows reach.
+    template<typename Out>
+    Func window_input(const char *name, const std::function<Expr(const Expr &)> &encode, const Expr &padding,
+                      Out &output) {
+        if (padded) return padded_input(encode, padding, {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
         Func f(name);
         f(x, y, z, c, n) = encode(input(x, y, z, c, n));
         return f;
     }
 
-    // The padded copy: each element passed through `encode` (into the
-    // type the reduction works in), inside a margin of padding that holds `padding`, a value the
-    // reduction ignores (0 for a sum, the lowest key for a max). So no tap needs a mask or a
-    // branch: a padding tap simply reads `padding`. The schedule stores this in a scratch
-    // buffer, so the encoding runs once per input element, not once per tap, and every tap loads
-    // a dense vector, also in the border vectors of a row.
-    // The pure definition fills everything with `padding`; an update then copies the input's own
-    // elements over it, reading the input densely (no clamped, gathered border vectors).
-    Halide::RDom input_elements;  // padded_input's update: the input's own (x, y, z)
-    Func padded_input(const std::function<Expr(const Expr &)> &encode, const Expr &padding) {
+    // The padded copy: each element passed through `encode` (into the type the reduction works
+    // in), inside a margin of padding that holds `padding`, a value the reduction ignores (0 for a
+    // sum, the lowest key for a max). So no tap needs a mask or a branch: a padding tap simply
+    // reads `padding`. The schedule stores this in a scratch buffer, so the encoding runs once per
+    // input element, not once per tap, and every tap loads a dense vector, also in the border
+    // vectors of a row.
+    // Each position is written once: six updates fill the margin the windows reach around the
+    // input (before it by the pad, past its end as far as the last window reads), one slab per
+    // side, then the last copies the input's own elements (densely: no clamped, gathered border
+    // vectors). A side without padding writes one element at (0, 0, 0) instead, inside the input,
+    // which the copy overwrites (an empty update would stop Adams2019). The pure definition writes
+    // nothing: a schedule that over-computes (whole vectors past a row's end) reads scratch that
+    // no output's window reads, into results it discards.
+    std::array<Halide::RDom, 6> padding_margins;  // the fill: 4 slabs of whole rows (z before and after, then y), then 2 of columns (x)
+    Halide::RDom input_elements;                  // the copy: the input's own (x, y, z)
+    Func padded_input(const std::function<Expr(const Expr &)> &encode, const Expr &padding,
+                      const std::array<Expr, kSpatialAxes> &output_extent) {
         Func f("padded_input");
-        input_elements = Halide::RDom({{0, input_extent(0)}, {0, input_extent(1)}, {0, input_extent(2)}},
-                                      "input_elements");
+        // Per axis: the input [0, end), and [first, last) what the windows read.
+        Expr end[kSpatialAxes], first[kSpatialAxes], last[kSpatialAxes];
+        for (int a = 0; a < kSpatialAxes; a++) {
+            end[a] = input_extent(a);
+            first[a] = Halide::min(0, -window_pad(a));
+            last[a] = Halide::max(end[a], tap(a, output_extent[a] - 1, window_kernel(a) - 1) + 1);
+        }
+        // The box [from, to) (per axis), or (0, 0, 0) if it is empty.
+        auto slab = [](const std::array<Expr, kSpatialAxes> &from, const std::array<Expr, kSpatialAxes> &to,
+                       const char *name) {
+            Expr nonempty = to[0] > from[0] && to[1] > from[1] && to[2] > from[2];
+            Halide::Region box;
+            for (int a = 0; a < kSpatialAxes; a++) {
+                box.emplace_back(Halide::select(nonempty, from[a], 0), Halide::select(nonempty, to[a] - from[a], 1));
+            }
+            return Halide::RDom(box, name);
+        };
+        padding_margins = {slab({first[0], first[1], first[2]}, {last[0], last[1], 0}, "margin_z_before"),
+                           slab({first[0], first[1], end[2]}, {last[0], last[1], last[2]}, "margin_z_after"),
+                           slab({first[0], first[1], 0}, {last[0], 0, end[2]}, "margin_y_before"),
+                           slab({first[0], end[1], 0}, {last[0], last[1], end[2]}, "margin_y_after"),
+                           slab({first[0], 0, 0}, {0, end[1], end[2]}, "margin_x_before"),
+                           slab({end[0], 0, 0}, {last[0], end[1], end[2]}, "margin_x_after")};
+        input_elements = Halide::RDom({{0, end[0]}, {0, end[1]}, {0, end[2]}}, "input_elements");
         const Halide::RDom &e = input_elements;
         Expr value = encode(input(e.x, e.y, e.z, c, n));
-        f(x, y, z, c, n) = Halide::cast(value.type(), padding);
+        f(x, y, z, c, n) = Halide::undef(value.type());
+        for (const Halide::RDom &m : padding_margins) f(m.x, m.y, m.z, c, n) = Halide::cast(value.type(), padding);
         f(e.x, e.y, e.z, c, n) = value;
         return f;
     }
@@ -159,6 +193,8 @@ protected:
         s.padded_input = padded;
         s.padded = this->padded;
         s.input_elements = input_elements;
+        s.padding_margins = padding_margins;
+        s.input_plane_elements = input_extent(0) * input_extent(1) * input_extent(2);
         for (int a = 0; a < kSpatialAxes; a++) {
             s.along[a] = along[a];
             s.taps[a] = taps[a].x;

@@ -106,7 +106,7 @@ public:
         // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
         // above everything, with the padding key below every real value.
         const MaxKeys keys(data_type(), with_indices);
-        Func in = window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding());
+        Func in = window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding(), output);
 
         // Candidate (v, pos) beats the running best (acc, acc_pos) when its key is strictly greater:
         // among equal keys the first stays (ties, and the first NaN), and padding, whose key is
@@ -217,7 +217,7 @@ public:
             in = Func("input_f32");
             in(x, y, z, c, n) = to_work(input(x, y, z, c, n));
         } else {
-            in = window_input("input_f32", to_work, zero);
+            in = window_input("input_f32", to_work, zero, output);
         }
 
         // The window sum, one axis at a time; padding adds 0.

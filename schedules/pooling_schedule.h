@@ -1,6 +1,7 @@
 // The schedule plan shared by every pooling generator (MaxPool, MaxPool with indices, AvgPool).
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "Halide.h"
@@ -9,6 +10,9 @@
 
 namespace poolconv::schedules {
 
+// The update of PoolingStages::padded_input that copies the input (after the six margin fills).
+constexpr int kPaddedInputCopy = 6;
+
 // The Funcs of one pooling pipeline, as the generator defined them: the window is reduced along
 // x (within input rows), then along y, then along z; each stage has a 1-D RDom of taps.
 struct PoolingStages {
@@ -16,12 +20,15 @@ struct PoolingStages {
     Halide::Func second_output;  // the indices output of MaxPool, if any; computed with `output`
     Halide::Func along[3];       // along[a] reduces along[a - 1] (or the input) along axis a
     Halide::RVar taps[3];        // along[a]'s taps
-    // What along[0] reads: the (encoded) input in a margin of padding, a copy whose update copies
-    // input_elements (x, y, z) over the padding fill; or, in unpadded kernels (padded false, every
-    // window inside the input), the encoded input itself, read in place.
+    // What along[0] reads: the (encoded) input in a margin of padding, a copy whose updates 0-5
+    // fill padding_margins (the first 4 slabs of whole rows, the last 2 of columns) and whose
+    // update kPaddedInputCopy copies input_elements (x, y, z); or, in unpadded kernels (padded
+    // false, every window inside the input), the encoded input itself, read in place.
     Halide::Func padded_input;
+    std::array<Halide::RDom, 6> padding_margins;
     Halide::RDom input_elements;
     bool padded = true;
+    Halide::Expr input_plane_elements;  // the input's x * y * z extents
 
     // Small per-axis tables (AvgPool's divisor factors), computed once per call.
     std::vector<Halide::Func> axis_tables;

@@ -10,6 +10,8 @@
 // Global pooling: one thread per plane sums its row (the planes are short: 7x7 in ResNet).
 #include "schedules/pooling_schedule.h"
 
+#include <string>
+
 namespace poolconv::schedules {
 
 using namespace Halide;
@@ -30,22 +32,23 @@ void plane_grid(Stage stage, const Var &x, const Var &y, const Var &z, const Var
         .gpu_blocks(v.planes);
 }
 
-// The padded-input copy, as kernels of their own: the padding fill (a plane grid), then the
-// input's elements (each thread copies its (x, y) through all z: z is an RVar there, which
-// plane_grid cannot fuse).
+// The padded-input copy, as kernels of their own: each slab of the padding margin, then the
+// input's elements; each thread writes its (x, y) through all z (z is an RVar there, which
+// plane_grid cannot fuse). The pure definition writes nothing, so needs no kernel.
 void schedule_padded_input_gpu(PoolingStages &s) {
     const std::vector<Var> a = s.padded_input.args();
     s.padded_input.compute_root();
-    plane_grid(s.padded_input, a[0], a[1], a[2], a[3], a[4],
-               {Var("fill_xo"), Var("fill_yo"), Var("fill_xi"), Var("fill_yi"), Var("fill_planes")});
-    const RDom &e = s.input_elements;
-    const RVar xo("copy_xo"), yo("copy_yo"), xi("copy_xi"), yi("copy_yi");
-    const Var planes("copy_planes");
-    s.padded_input.update()
-        .fuse(a[3], a[4], planes)
-        .gpu_tile(e.x, e.y, xo, yo, xi, yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
-        .reorder(e.z, xi, yi, xo, yo, planes)
-        .gpu_blocks(planes);
+    auto grid = [&](int update, const RDom &r, const std::string &name) {
+        const RVar xo(name + "_xo"), yo(name + "_yo"), xi(name + "_xi"), yi(name + "_yi");
+        const Var planes(name + "_planes");
+        s.padded_input.update(update)
+            .fuse(a[3], a[4], planes)
+            .gpu_tile(r.x, r.y, xo, yo, xi, yi, kBlockX, kBlockY, TailStrategy::GuardWithIf)
+            .reorder(r.z, xi, yi, xo, yo, planes)
+            .gpu_blocks(planes);
+    };
+    for (int slab = 0; slab < 6; slab++) grid(slab, s.padding_margins[slab], "fill" + std::to_string(slab));
+    grid(kPaddedInputCopy, s.input_elements, "copy");
 }
 
 }  // namespace

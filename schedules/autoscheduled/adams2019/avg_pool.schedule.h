@@ -27,6 +27,7 @@ inline void apply_schedule_adams2019_avg_pool(
     Func sum_along_x = pipeline.get_func(2);
     Func padded_input = pipeline.get_func(1);
     Var c(output.get_schedule().dims()[3].var);
+    Var ci("ci");
     Var n(output.get_schedule().dims()[4].var);
     Var o(taps_counted_z.get_schedule().dims()[0].var);
     Var oi("oi");
@@ -35,18 +36,37 @@ inline void apply_schedule_adams2019_avg_pool(
     Var y(output.get_schedule().dims()[1].var);
     Var yi("yi");
     Var z(output.get_schedule().dims()[2].var);
-    RVar input_elements_x(padded_input.update(0).get_schedule().dims()[0].var);
-    RVar input_elements_y(padded_input.update(0).get_schedule().dims()[1].var);
-    RVar input_elements_z(padded_input.update(0).get_schedule().dims()[2].var);
+    RVar input_elements_x(padded_input.update(6).get_schedule().dims()[0].var);
+    RVar input_elements_y(padded_input.update(6).get_schedule().dims()[1].var);
+    RVar input_elements_z(padded_input.update(6).get_schedule().dims()[2].var);
+    RVar margin_x_after_x(padded_input.update(5).get_schedule().dims()[0].var);
+    RVar margin_x_after_y(padded_input.update(5).get_schedule().dims()[1].var);
+    RVar margin_x_after_z(padded_input.update(5).get_schedule().dims()[2].var);
+    RVar margin_x_before_x(padded_input.update(4).get_schedule().dims()[0].var);
+    RVar margin_x_before_y(padded_input.update(4).get_schedule().dims()[1].var);
+    RVar margin_x_before_z(padded_input.update(4).get_schedule().dims()[2].var);
+    RVar margin_y_after_x(padded_input.update(3).get_schedule().dims()[0].var);
+    RVar margin_y_after_y(padded_input.update(3).get_schedule().dims()[1].var);
+    RVar margin_y_after_z(padded_input.update(3).get_schedule().dims()[2].var);
+    RVar margin_y_before_x(padded_input.update(2).get_schedule().dims()[0].var);
+    RVar margin_y_before_y(padded_input.update(2).get_schedule().dims()[1].var);
+    RVar margin_y_before_z(padded_input.update(2).get_schedule().dims()[2].var);
+    RVar margin_z_after_x(padded_input.update(1).get_schedule().dims()[0].var);
+    RVar margin_z_after_y(padded_input.update(1).get_schedule().dims()[1].var);
+    RVar margin_z_after_z(padded_input.update(1).get_schedule().dims()[2].var);
+    RVar margin_z_before_x(padded_input.update(0).get_schedule().dims()[0].var);
+    RVar margin_z_before_y(padded_input.update(0).get_schedule().dims()[1].var);
+    RVar margin_z_before_z(padded_input.update(0).get_schedule().dims()[2].var);
     RVar taps_x_x(sum_along_x.update(0).get_schedule().dims()[0].var);
     RVar taps_y_x(sum_along_y.update(0).get_schedule().dims()[0].var);
     RVar taps_z_x(sum_along_z.update(0).get_schedule().dims()[0].var);
     output
+        .split(c, c, ci, 2, TailStrategy::ShiftInwards)
+        .split(y, y, yi, 4, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
-        .split(y, y, yi, 28, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, yi, x, y, z, c, n})
+        .reorder({xi, x, yi, y, ci, z, c, n})
         .parallel(c);
     taps_counted_z
         .split(o, o, oi, 8, TailStrategy::RoundUp)
@@ -69,7 +89,7 @@ inline void apply_schedule_adams2019_avg_pool(
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(output, yi)
+        .compute_at(output, x)
         .reorder({xi, x, y, z, c, n});
     sum_along_z.update(0)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
@@ -79,30 +99,42 @@ inline void apply_schedule_adams2019_avg_pool(
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(output, yi)
+        .compute_at(output, y)
         .reorder({xi, x, y, z, c, n});
     sum_along_y.update(0)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
+        .unroll(y)
         .vectorize(xi)
-        .reorder({xi, taps_y_x, x, y, z, c, n});
+        .reorder({xi, y, taps_y_x, x, z, c, n});
     sum_along_x
         .store_in(MemoryType::Stack)
-        .split(y, y, yi, 8, TailStrategy::RoundUp)
-        .vectorize(yi)
-        .compute_at(output, x)
-        .reorder({yi, y, x, z, c, n})
-        .reorder_storage(y, x, z, c, n);
+        .split(x, x, xi, 8, TailStrategy::RoundUp)
+        .vectorize(xi)
+        .compute_at(sum_along_y, x)
+        .reorder({xi, x, y, z, c, n});
     sum_along_x.update(0)
-        .split(y, y, yi, 8, TailStrategy::RoundUp)
-        .vectorize(yi)
-        .reorder({yi, taps_x_x, y, x, z, c, n});
+        .split(x, x, xi, 8, TailStrategy::RoundUp)
+        .vectorize(xi)
+        .reorder({xi, taps_x_x, x, y, z, c, n});
     padded_input
-        .split(y, y, yi, 8, TailStrategy::RoundUp)
-        .vectorize(yi)
-        .compute_at(output, z)
-        .reorder({yi, y, x, z, c, n})
-        .reorder_storage(y, x, z, c, n);
+        .store_in(MemoryType::Stack)
+        .split(x, x, xi, 8, TailStrategy::RoundUp)
+        .vectorize(xi)
+        .compute_at(output, ci)
+        .reorder({xi, x, y, z, c, n});
     padded_input.update(0)
+        .reorder({margin_z_before_x, margin_z_before_y, margin_z_before_z, c, n});
+    padded_input.update(1)
+        .reorder({margin_z_after_x, margin_z_after_y, margin_z_after_z, c, n});
+    padded_input.update(2)
+        .reorder({margin_y_before_x, margin_y_before_y, margin_y_before_z, c, n});
+    padded_input.update(3)
+        .reorder({margin_y_after_x, margin_y_after_y, margin_y_after_z, c, n});
+    padded_input.update(4)
+        .reorder({margin_x_before_x, margin_x_before_y, margin_x_before_z, c, n});
+    padded_input.update(5)
+        .reorder({margin_x_after_x, margin_x_after_y, margin_x_after_z, c, n});
+    padded_input.update(6)
         .reorder({input_elements_x, input_elements_y, input_elements_z, c, n});
 
 }

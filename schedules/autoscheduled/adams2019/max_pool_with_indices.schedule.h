@@ -30,23 +30,38 @@ inline void apply_schedule_adams2019_max_pool_with_indices(
     Var x(indices.get_schedule().dims()[0].var);
     Var xi("xi");
     Var y(indices.get_schedule().dims()[1].var);
-    Var yi("yi");
     Var z(indices.get_schedule().dims()[2].var);
-    RVar input_elements_x(padded_input.update(0).get_schedule().dims()[0].var);
-    RVar input_elements_y(padded_input.update(0).get_schedule().dims()[1].var);
-    RVar input_elements_z(padded_input.update(0).get_schedule().dims()[2].var);
+    RVar input_elements_x(padded_input.update(6).get_schedule().dims()[0].var);
+    RVar input_elements_y(padded_input.update(6).get_schedule().dims()[1].var);
+    RVar input_elements_z(padded_input.update(6).get_schedule().dims()[2].var);
+    RVar margin_x_after_x(padded_input.update(5).get_schedule().dims()[0].var);
+    RVar margin_x_after_y(padded_input.update(5).get_schedule().dims()[1].var);
+    RVar margin_x_after_z(padded_input.update(5).get_schedule().dims()[2].var);
+    RVar margin_x_before_x(padded_input.update(4).get_schedule().dims()[0].var);
+    RVar margin_x_before_y(padded_input.update(4).get_schedule().dims()[1].var);
+    RVar margin_x_before_z(padded_input.update(4).get_schedule().dims()[2].var);
+    RVar margin_y_after_x(padded_input.update(3).get_schedule().dims()[0].var);
+    RVar margin_y_after_y(padded_input.update(3).get_schedule().dims()[1].var);
+    RVar margin_y_after_z(padded_input.update(3).get_schedule().dims()[2].var);
+    RVar margin_y_before_x(padded_input.update(2).get_schedule().dims()[0].var);
+    RVar margin_y_before_y(padded_input.update(2).get_schedule().dims()[1].var);
+    RVar margin_y_before_z(padded_input.update(2).get_schedule().dims()[2].var);
+    RVar margin_z_after_x(padded_input.update(1).get_schedule().dims()[0].var);
+    RVar margin_z_after_y(padded_input.update(1).get_schedule().dims()[1].var);
+    RVar margin_z_after_z(padded_input.update(1).get_schedule().dims()[2].var);
+    RVar margin_z_before_x(padded_input.update(0).get_schedule().dims()[0].var);
+    RVar margin_z_before_y(padded_input.update(0).get_schedule().dims()[1].var);
+    RVar margin_z_before_z(padded_input.update(0).get_schedule().dims()[2].var);
     RVar taps_x_x(max_along_x.update(0).get_schedule().dims()[0].var);
     RVar taps_y_x(max_along_y.update(0).get_schedule().dims()[0].var);
     RVar taps_z_x(max_along_z.update(0).get_schedule().dims()[0].var);
     indices
-        .split(y, y, yi, 7, TailStrategy::ShiftInwards)
-        .split(c, c, ci, 32, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 4, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, x, yi, ci, y, z, c, n})
-        .fuse(y, c, y)
-        .parallel(y);
+        .reorder({xi, x, y, ci, z, c, n})
+        .parallel(c);
     output
         .split(c, c, ci, 4, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
@@ -94,6 +109,18 @@ inline void apply_schedule_adams2019_max_pool_with_indices(
         .compute_at(max_along_z, ci)
         .reorder({xi, x, y, z, c, n});
     padded_input.update(0)
+        .reorder({margin_z_before_x, margin_z_before_y, margin_z_before_z, c, n});
+    padded_input.update(1)
+        .reorder({margin_z_after_x, margin_z_after_y, margin_z_after_z, c, n});
+    padded_input.update(2)
+        .reorder({margin_y_before_x, margin_y_before_y, margin_y_before_z, c, n});
+    padded_input.update(3)
+        .reorder({margin_y_after_x, margin_y_after_y, margin_y_after_z, c, n});
+    padded_input.update(4)
+        .reorder({margin_x_before_x, margin_x_before_y, margin_x_before_z, c, n});
+    padded_input.update(5)
+        .reorder({margin_x_after_x, margin_x_after_y, margin_x_after_z, c, n});
+    padded_input.update(6)
         .reorder({input_elements_x, input_elements_y, input_elements_z, c, n});
 
 }

@@ -20,6 +20,10 @@ inline void apply_schedule_mullapudi2016_max_pool(
     using ::Halide::Var;
     RVar input_elements$x_vi("input_elements$x_vi");
     RVar input_elements$x_vo("input_elements$x_vo");
+    RVar margin_x_before$y_vi("margin_x_before$y_vi");
+    RVar margin_x_before$y_vo("margin_x_before$y_vo");
+    RVar margin_y_before$x_vi("margin_y_before$x_vi");
+    RVar margin_y_before$x_vo("margin_y_before$x_vo");
     Var x_vi("x_vi");
     Var x_vo("x_vo");
 
@@ -88,12 +92,24 @@ inline void apply_schedule_mullapudi2016_max_pool(
     {
         Var x = padded_input.args()[0];
         Var c = padded_input.args()[3];
-        RVar input_elements$x(padded_input.update(0).get_schedule().rvars()[0].var);
+        RVar margin_y_before$x(padded_input.update(2).get_schedule().rvars()[0].var);
+        RVar margin_x_before$y(padded_input.update(4).get_schedule().rvars()[1].var);
+        RVar input_elements$x(padded_input.update(6).get_schedule().rvars()[0].var);
         padded_input
             .compute_at(output, c)
             .split(x, x_vo, x_vi, 8)
             .vectorize(x_vi);
-        padded_input.update(0)
+        padded_input.update(0).unscheduled();
+        padded_input.update(1).unscheduled();
+        padded_input.update(2)
+            .split(margin_y_before$x, margin_y_before$x_vo, margin_y_before$x_vi, 8)
+            .vectorize(margin_y_before$x_vi);
+        padded_input.update(3).unscheduled();
+        padded_input.update(4)
+            .split(margin_x_before$y, margin_x_before$y_vo, margin_x_before$y_vi, 8)
+            .vectorize(margin_x_before$y_vi);
+        padded_input.update(5).unscheduled();
+        padded_input.update(6)
             .split(input_elements$x, input_elements$x_vo, input_elements$x_vi, 8)
             .vectorize(input_elements$x_vi);
     }
