@@ -103,13 +103,18 @@ void check_padded_plane(const char *op, const TensorView &input, const PreparedP
 }
 
 // The kernel for a call: `base` (e.g. "max_pool_f32"), or its unpadded kernel, which reads the
-// input in place instead of a padded copy of each plane, where every window lies inside the input
-// and the path has that kernel. Padded kernels copy each plane into a bounded scratch buffer:
-// checked (check_padded_plane) with `padded_element_bytes` per element before any output is written.
+// input in place instead of a padded copy of each plane, where every window lies inside the input,
+// that pays on the call's path (unpadded_kernel_pays, schedules/pool_limits.h), and the path has
+// that kernel. Padded kernels copy each plane into a bounded scratch buffer: checked
+// (check_padded_plane) with `padded_element_bytes` per element before any output is written.
 std::string pool_kernel(const char *op, const TensorView &input, const PreparedPool &p, const std::string &base,
                         const detail::CallPath &path, int padded_element_bytes) {
     const std::string unpadded = base + "_unpadded";
-    if (p.windows_inside && detail::kernel_available(unpadded, path)) return unpadded;
+    const int max_reads = detail::kernel_path(base, path).isa == Isa::avx512 ? 4 : 1;
+    if (p.windows_inside && unpadded_kernel_pays(p.window.kernel, p.window.stride, max_reads) &&
+        detail::kernel_available(unpadded, path)) {
+        return unpadded;
+    }
     check_padded_plane(op, input, p, padded_element_bytes);
     return base;
 }

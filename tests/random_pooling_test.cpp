@@ -551,14 +551,14 @@ std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const Ma
 // last vector of a row is shifted inwards, and a row narrower than a vector is one guarded vector.
 // So: every output width around 16, 32 and 64 lanes (AVX-512's f32, f16 and 8-bit vectors), with
 // and without an unused input column at the end, 2-D and 3-D, the specialized windows and general
-// ones, every type.
+// ones, disjoint (unpadded kernels on every path) and overlapping (on AVX-512), every type.
 TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
     Rng rng(6006);
     test::FailureBudget budget;
     struct Window {
         int64_t kernel, stride;
     };
-    for (const Window w : {Window{2, 2}, Window{3, 2}, Window{3, 1}, Window{2, 1}, Window{4, 3}}) {
+    for (const Window w : {Window{2, 2}, Window{3, 3}, Window{1, 2}, Window{3, 2}, Window{3, 1}, Window{2, 1}, Window{4, 3}}) {
         for (const int64_t out_w : {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66}) {
             for (const int spatial : {2, 3}) {
                 Shape in_shape = {1, 2};
@@ -613,12 +613,19 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
         }
     }
 
-    // Such calls do run the unpadded kernel, and a padded call the padded one.
-    Tensor input = Tensor::dense(DType::f32, {1, 2, 9, 35}), output = Tensor::dense(DType::f32, {1, 2, 4, 17});
+    // Such calls run the unpadded kernel where it pays (schedules/pool_limits.h): disjoint windows
+    // on every path, 3x3 stride 2 (2.25 reads per element) on AVX-512 only; a padded call the
+    // padded one.
+    Tensor input = Tensor::dense(DType::f32, {1, 2, 9, 35});
     MaxPoolAttributes a;
-    a.kernel = Shape{3, 3};
+    a.kernel = Shape{2, 2};
     a.strides = Shape{2, 2};
-    EXPECT_EQ(max_pool_kernel_picked(input, output, a), "max_pool_f32_unpadded");
+    Tensor disjoint_output = Tensor::dense(DType::f32, {1, 2, 4, 17});
+    EXPECT_EQ(max_pool_kernel_picked(input, disjoint_output, a), "max_pool_f32_unpadded");
+    a.kernel = Shape{3, 3};
+    Tensor output = Tensor::dense(DType::f32, {1, 2, 4, 17});
+    EXPECT_EQ(max_pool_kernel_picked(input, output, a),
+              active_isa() == Isa::avx512 ? "max_pool_f32_unpadded" : "max_pool_f32");
     a.pads_begin = Shape{0, 1};
     a.pads_end = Shape{0, 1};
     Tensor padded_output = Tensor::dense(DType::f32, {1, 2, 4, 18});
