@@ -27,7 +27,7 @@
 // task per 64 planes.
 //
 // Speed: measured against oneDNN and against the copy bandwidth at each shape's footprint in
-// README.md's tables (Zen 5, AVX-512: 5-36% of that bandwidth).
+// README.md's tables (Zen 5, AVX-512: 6-60% of that bandwidth).
 #include "schedules/pooling_schedule.h"
 
 #include <algorithm>
