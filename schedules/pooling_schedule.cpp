@@ -101,10 +101,10 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // The (encoded, padded) input of a plane, copied into a scratch buffer before the plane is
     // pooled: every element once, densely, however many windows share it; every tap then loads
     // a dense vector, also in the border vectors. (Copying per output row would need a sliding
-    // window, which Halide cannot prove monotonic for a runtime stride.) Unpadded kernels have
-    // no copy: the encoding is inlined into the taps.
-    // The copy and the margin fills in vectors (guarded: a margin column is one lane), each row
-    // of the scratch starting at a whole vector.
+    // window, which Halide cannot prove monotonic for a runtime stride.) The copy and the margin
+    // fills run in vectors (guarded: a margin column is one lane), each row of the scratch
+    // starting at a whole vector. Unpadded kernels have no copy: the encoding is inlined into the
+    // taps.
     if (s.padded) {
         s.padded_input.compute_at(s.output, task).align_storage(s.padded_input.args()[0], lanes);
         for (int slab = 0; slab < 6; slab++) {
@@ -117,7 +117,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // loop of the stage that consumes it: along_z per output vector, along_y per z tap, along_x
     // per y tap. Padded kernels: bound_extent keeps every stage a constant-size (register)
     // vector, also when the indices output is fused in: the last, guarded vector of a row
-    // over-computes lanes, whose taps read the padded copy's margin, which is safe. Unpadded
+    // over-computes lanes, whose taps read scratch past the margin (allocated, never written),
+    // into results no output keeps. Unpadded
     // kernels: whole output vectors make every stage a whole vector too, except in rows narrower
     // than one, where the stages' vectors are guarded as well (no load past the input).
     const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),
