@@ -2,9 +2,10 @@
 // infer_conv_shape either throw poolconv::Error or return a geometry that is consistent (rank, N
 // and C, pads of the spatial rank) and that the operators then accept: with an input and output
 // small enough to allocate, MaxPool (with and without indices), AvgPool and Convolution must run
-// on it without an error. The one exception is the pooling kernels' scratch limit, for windows
-// reaching so far past the input that the padded plane they read exceeds 2 GiB (checked here
-// independently from the geometry).
+// on it without an error. The one exception is the padded pooling kernels' scratch limit, for
+// windows reaching so far past the input that the padded plane they read exceeds 2 GiB (checked
+// here independently from the geometry); where every window lies inside the input, the runtime may
+// instead take a kernel that reads the input in place, with no scratch, and run.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +45,19 @@ long double padded_plane_bytes(const Shape &input, const PoolGeometry &g, const 
         bytes *= std::max<long double>(input[i + 2], last + 1) - begin;
     }
     return bytes;
+}
+
+// Whether every window lies inside the input (no padding tap, none past the end), where the
+// pooling runtime may take an unpadded kernel: no scratch, so no scratch limit.
+bool windows_inside(const Shape &input, const PoolGeometry &g, const PoolAttributes &a) {
+    const std::size_t spatial = input.size() - 2;
+    for (std::size_t i = 0; i < spatial; i++) {
+        const auto at = [&](const std::vector<int64_t> &v) { return v.empty() ? int64_t{1} : v[i]; };
+        const long double last = (static_cast<long double>(g.output_shape[i + 2]) - 1) * at(a.strides) -
+                                 g.pads_begin[i] + (a.kernel[i] - 1.0L) * at(a.dilations);
+        if (g.pads_begin[i] > 0 || last >= static_cast<long double>(input[i + 2])) return false;
+    }
+    return true;
 }
 
 // Whether running the call is quick: the kernels visit every tap of every window, padding
@@ -130,7 +144,7 @@ void pooling(FuzzedDataProvider &in) {
     const TensorView iv = indices.view();
     must_run([&] { max_pool(x.view(), y.view(), max_a, &iv); }, "max_pool with indices " + what, scratch);
     if (dtype == DType::f32) must_run([&] { avg_pool(x.view(), y.view(), avg_a); }, "avg_pool " + what, scratch);
-    if (scratch) {
+    if (scratch && !windows_inside(input, g, a)) {
         // Refused whatever the type: a plane of 1-byte elements is already beyond the limit.
         bool refused = false;
         try {
