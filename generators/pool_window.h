@@ -123,13 +123,19 @@ protected:
     }
 
     // The input as the window stages read it, each element passed through `encode`: a padded copy
-    // (padded_input below), or in unpadded kernels the input itself, encoded at each tap (cheaper
-    // than a copy of the plane when no window needs padding). `name` is the in-place Func's name;
-    // `output` the pipeline's output, whose extents tell how far the windows reach.
+    // (padded_input below), or in unpadded kernels the input itself (in_place_input). `name` is
+    // the in-place Func's name; `output` the pipeline's output, whose extents tell how far the
+    // windows reach.
     template<typename Out>
     Func window_input(const char *name, const std::function<Expr(const Expr &)> &encode, const Expr &padding,
                       Out &output) {
-        if (padded) return padded_input(encode, padding, {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
+        if (!padded) return in_place_input(name, encode);
+        return padded_input(encode, padding, {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
+    }
+
+    // The input itself, encoded at each tap: for windows that never leave it (unpadded kernels,
+    // global pooling), cheaper than a copy of the plane.
+    Func in_place_input(const char *name, const std::function<Expr(const Expr &)> &encode) {
         Func f(name);
         f(x, y, z, c, n) = encode(input(x, y, z, c, n));
         return f;
@@ -148,7 +154,8 @@ protected:
     // which the copy overwrites (an empty update would stop Adams2019). The pure definition writes
     // nothing: a schedule that over-computes (whole vectors past a row's end) reads scratch that
     // no output's window reads, into results it discards.
-    std::array<Halide::RDom, 6> padding_margins;  // the fill: 4 slabs of whole rows (z before and after, then y), then 2 of columns (x)
+    // The fill: 4 slabs of whole rows (z before and after, then y), then 2 of columns (x).
+    std::array<Halide::RDom, 6> padding_margins;
     Halide::RDom input_elements;                  // the copy: the input's own (x, y, z)
     Func padded_input(const std::function<Expr(const Expr &)> &encode, const Expr &padding,
                       const std::array<Expr, kSpatialAxes> &output_extent) {

@@ -212,13 +212,7 @@ public:
         const Type work = work_type(data_type());
         const Expr zero = cast(work, 0);
         auto to_work = [&](const Expr &v) { return cast(work, v); };
-        Func in;
-        if (global) {
-            in = Func("input_f32");
-            in(x, y, z, c, n) = to_work(input(x, y, z, c, n));
-        } else {
-            in = window_input("input_f32", to_work, zero, output);
-        }
+        Func in = global ? in_place_input("input_f32", to_work) : window_input("input_f32", to_work, zero, output);
 
         // The window sum, one axis at a time; padding adds 0.
         Func along[kSpatialAxes] = {Func("sum_along_x"), Func("sum_along_y"), Func("sum_along_z")};
@@ -291,7 +285,9 @@ public:
         }
     }
 
-    void schedule() { apply_checked_in_schedule(global ? "avg_pool_global" : padded ? "avg_pool" : "avg_pool_unpadded"); }
+    void schedule() {
+        apply_checked_in_schedule(global ? "avg_pool_global" : padded ? "avg_pool" : "avg_pool_unpadded");
+    }
 };
 
 }  // namespace poolconv::generators

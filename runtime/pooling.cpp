@@ -110,8 +110,8 @@ void check_padded_plane(const char *op, const TensorView &input, const PreparedP
 std::string pool_kernel(const char *op, const TensorView &input, const PreparedPool &p, const std::string &base,
                         const detail::CallPath &path, int padded_element_bytes) {
     const std::string unpadded = base + "_unpadded";
-    const int max_reads = detail::kernel_path(base, path).isa == Isa::avx512 ? 4 : 1;
-    if (p.windows_inside && unpadded_kernel_pays(p.window.kernel, p.window.stride, max_reads) &&
+    const bool avx512_path = detail::kernel_path(base, path).isa == Isa::avx512;
+    if (p.windows_inside && unpadded_kernel_pays(p.window.kernel, p.window.stride, avx512_path) &&
         detail::kernel_available(unpadded, path)) {
         return unpadded;
     }
@@ -268,9 +268,10 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
         for (int ax = 0; ax < 3; ax++) count_begin[ax] = 0, count_end[ax] = ax == 0 ? flat_window.kernel[0] : 1;
     }
     const KernelWindow &kw = global ? flat_window : w;
+    const int sum_bytes = input.dtype == DType::f64 ? 8 : 4;  // the padded plane holds the sums' type
     const std::string name = global ? std::string("global_avg_pool_") + dtype_name(input.dtype)
-                                    : pool_kernel(op, input, p, std::string("avg_pool_") + dtype_name(input.dtype), path,
-                                                  input.dtype == DType::f64 ? 8 : 4);  // the sums' type
+                                    : pool_kernel(op, input, p, std::string("avg_pool_") + dtype_name(input.dtype),
+                                                  path, sum_bytes);
     auto fn = detail::find_kernel_as<detail::KernelKind::avg_pool>(op, name, path);
     detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
     const int status = fn(in.get(), kw.kernel[0], kw.kernel[1], kw.kernel[2], kw.stride[0], kw.stride[1], kw.stride[2],

@@ -13,20 +13,20 @@ constexpr int kMaxPoolOvercompute = 63;
 
 // Where every window lies inside the input, the runtime may call the unpadded kernels
 // (generators/pool_window.h, padded=false), which encode each tap as they read it instead of
-// copying each plane once: cheaper where few windows share an element. `reads` is how many windows
-// read an element (about kernel / stride per axis, multiplied), at most `max_reads`:
-//   4 on AVX-512, whose mask registers make the encoding cheap. Measured on Zen 5, f32, 1 thread,
-//     unpadded over padded kernel's time: 2x2/2 0.68, 2x2x2/2 0.60, 3x3/2 0.73-0.78, 2x2/1 0.79,
-//     but 3x3/1 (9 reads) 1.10;
+// copying each plane once: cheaper where few windows share an element. Whether they pay, from how
+// many windows read an element (about kernel / stride per axis, multiplied), at most:
+//   4 on the AVX-512 path, whose mask registers make the encoding cheap. Measured on Zen 5, f32,
+//     1 thread, unpadded over padded kernel's time: 2x2/2 0.68, 2x2x2/2 0.60, 3x3/2 0.73-0.78,
+//     2x2/1 0.79, but 3x3/1 (9 reads) 1.10;
 //   1 on every other path (disjoint windows only): with AVX2, 2x2x2/2 0.74, 2x2/2 0.96-1.03, but
 //     2x2/1 1.03 and 3x3/2 1.30-1.34 (NEON, SSE4.1 and the GPUs not measured).
-inline bool unpadded_kernel_pays(const int32_t kernel[3], const int32_t stride[3], int max_reads) {
+inline bool unpadded_kernel_pays(const int32_t kernel[3], const int32_t stride[3], bool avx512_path) {
     int64_t taps = 1, strides = 1;
     for (int a = 0; a < 3; a++) {
         taps *= kernel[a];
         strides *= stride[a];
     }
-    return taps <= max_reads * strides;
+    return taps <= (avx512_path ? 4 : 1) * strides;
 }
 
 }  // namespace poolconv

@@ -68,7 +68,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     auto output_loops = [&](Stage f, TailStrategy tail) {
         f.split(x, xo, xi, lanes, tail).vectorize(xi);
         if (s.padded) {
-            Expr planes = clamp(kPoolScratchBytes / (s.input_plane_elements * accumulator_bytes), 1, kMaxPlanesPerTask);
+            Expr planes =
+                clamp(kPoolScratchBytes / (s.input_plane_elements * accumulator_bytes), 1, kMaxPlanesPerTask);
             f.split(c, co, ci, planes, TailStrategy::GuardWithIf).reorder(xi, xo, y, z, ci, co, n);
         } else {
             f.reorder(xi, xo, y, z, c, n);
@@ -118,9 +119,9 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // per y tap. Padded kernels: bound_extent keeps every stage a constant-size (register)
     // vector, also when the indices output is fused in: the last, guarded vector of a row
     // over-computes lanes, whose taps read scratch past the margin (allocated, never written),
-    // into results no output keeps. Unpadded
-    // kernels: whole output vectors make every stage a whole vector too, except in rows narrower
-    // than one, where the stages' vectors are guarded as well (no load past the input).
+    // into results no output keeps. Unpadded kernels: whole output vectors make every stage a
+    // whole vector too, except in rows narrower than one, where the stages' vectors are guarded
+    // as well (no load past the input).
     const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),
                                 LoopLevel(s.output, xo)};
     for (int a = 0; a < 3; a++) {

@@ -558,7 +558,8 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
     struct Window {
         int64_t kernel, stride;
     };
-    for (const Window w : {Window{2, 2}, Window{3, 3}, Window{1, 2}, Window{3, 2}, Window{3, 1}, Window{2, 1}, Window{4, 3}}) {
+    const Window windows[] = {{2, 2}, {3, 3}, {1, 2}, {3, 2}, {3, 1}, {2, 1}, {4, 3}};
+    for (const Window w : windows) {
         for (const int64_t out_w : {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66}) {
             for (const int spatial : {2, 3}) {
                 Shape in_shape = {1, 2};
@@ -586,7 +587,8 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
                 Tensor expected = Tensor::dense(max_type, out_shape), got = Tensor::dense(max_type, out_shape);
                 reference::max_pool(input.view(), expected.view(), ma);
                 const Geometry g{in_shape, pa, out_shape};
-                const std::string where = context(0, "max_pool", max_type, g, test::describe(ma) + ", " + describe_fill(fill));
+                const std::string where =
+                    context(0, "max_pool", max_type, g, test::describe(ma) + ", " + describe_fill(fill));
                 try {
                     max_pool(input.view(), got.view(), ma);
                     budget.check(test::tensors_match(got, expected), where);
