@@ -171,11 +171,20 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     // constant size, on the stack.
     for (int a = 0; a < 3; a++) s.output.bound(args[a], 0, 1);
 
-    // 64 planes per task: each plane is only one row of taps, and with 16 per task 2 threads were
-    // slower than 1 on 2048 7x7 planes (the thread pool's cost per task). Not one fused (c, n)
-    // loop: its per-plane division back into c and n cost as much as summing a 7x7 plane.
-    s.output.split(c, planes, plane, 64, TailStrategy::GuardWithIf).parallel(planes).parallel(n);
+    // Tasks of at least 64K taps (P8's 2048 7x7 planes: two tasks): summing a plane takes a
+    // nanosecond or so, and with 64 planes per task 2 threads took 3x the time of one on P8 (the
+    // thread pool's cost per task). Not one fused (c, n) loop: its per-plane division back into c
+    // and n cost as much as summing a 7x7 plane.
+    const Expr planes_per_task = max(64, (64 * 1024) / max(s.kernel[0], 1));
+    s.output.split(c, planes, plane, planes_per_task, TailStrategy::GuardWithIf).parallel(planes).parallel(n);
     for (Func table : s.axis_tables) table.compute_root();
+
+    // The runtime always passes one row (y and z windows of 1 tap) with dilation 1: saying so
+    // for the whole output makes the row loads dense and leaves one loop per plane.
+    const Expr one_row = s.kernel[1] == 1 && s.kernel[2] == 1 && s.dilation[0] == 1;
+    // 7x7 planes (the head of ImageNet CNNs at 224x224: ResNet, MobileNet, EfficientNet; P8): a
+    // constant tap count, specialized below.
+    const Expr seven_by_seven = one_row && s.kernel[0] == 49;
 
     // The row (along x) is reduced `lanes` taps at a time into partial sums, combined at the end
     // (rfactor).
@@ -186,6 +195,11 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     s.along[0].compute_at(s.along[1], s.taps[1]);
     partial.compute_at(s.along[1], s.taps[1]).vectorize(lane).store_in(MemoryType::Register);
     partial.update().vectorize(lane);
+    // On 7x7 planes the vectors of taps are unrolled (the last one a single tap), so the partial
+    // sums stay in registers. As a loop, the last vector's masked add went through the stack,
+    // and the tree's wider loads of it then waited on store forwarding (P8, Zen 5 AVX-512:
+    // 25 us -> 3.6 us).
+    partial.update().specialize(seven_by_seven).unroll(tap_vectors);
     // The partial sums are then added as a tree: the upper half of the lanes onto the lower half,
     // until two are left (one rfactor per level, each a vector add). Not a chain of `lanes`
     // dependent scalar adds: that is what a horizontal reduction (vector_reduce_add) of floats
@@ -201,13 +215,9 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
         remaining = half;
     }
     s.along[0].update().unroll(remaining);
-    // The runtime always passes one row (y and z windows of 1 tap) with dilation 1: saying so
-    // for the whole output makes the row loads dense and leaves one loop per plane.
-    const Expr one_row = s.kernel[1] == 1 && s.kernel[2] == 1 && s.dilation[0] == 1;
-    // 7x7 planes (the head of ImageNet CNNs at 224x224: ResNet, MobileNet, EfficientNet; P8): a
-    // constant tap count, so the last, partial vector of taps is a constant-size tail, where a
-    // run-time one is a masked add through the stack.
-    s.output.specialize(one_row && s.kernel[0] == 49);
+    // 7x7 planes: the last, partial vector of taps is a constant-size tail, where a run-time one
+    // is a masked add through the stack.
+    s.output.specialize(seven_by_seven);
     // Rows of at least one vector: the partial sums then fill every lane, and the tree above
     // adds them; with fewer taps the lanes used are a run-time count.
     s.output.specialize(one_row && s.kernel[0] >= lanes);

@@ -256,9 +256,17 @@ TEST_P(RandomPooling, AvgPoolGlobal) {
         const int rank = random_rank(rng);
         const int spatial = rank - 2;
         Geometry g;
-        g.input_shape = {uniform(rng, 1, 3), uniform(rng, 1, 12)};
+        // Sometimes many channels (more than one task's planes), sometimes 7x7 planes (49 taps
+        // in one row: the kernels' specialization for ImageNet CNN heads).
+        g.input_shape = {uniform(rng, 1, 3), chance(rng, 0.1) ? uniform(rng, 1, 2100) : uniform(rng, 1, 12)};
+        const bool seven_by_seven = chance(rng, 0.25);
         for (int i = 0; i < spatial; i++) {
-            g.input_shape.push_back(chance(rng, 0.15) ? 1 : uniform(rng, 1, spatial == 1 ? 300 : spatial == 2 ? 40 : 12));
+            if (seven_by_seven) {
+                g.input_shape.push_back(spatial == 1 ? 49 : i < 2 ? 7 : 1);
+            } else {
+                g.input_shape.push_back(chance(rng, 0.15) ? 1
+                                                          : uniform(rng, 1, spatial == 1 ? 300 : spatial == 2 ? 40 : 12));
+            }
         }
         AvgPoolAttributes a;
         for (int i = 0; i < spatial; i++) a.kernel.push_back(g.input_shape[static_cast<std::size_t>(i) + 2]);
