@@ -152,7 +152,7 @@ namespace {
 
 // The CPU path for `requested`: itself, else the best lower one, else (a build without the lower
 // ones, or a path of another architecture or a GPU) the best there is.
-Isa choose_cpu_isa(Isa requested) {
+Isa work_out_cpu_isa(Isa requested) {
     auto usable = [](Isa isa) { return cpu_supports_isa(isa) && detail::kernels_built_for(static_cast<int>(isa)); };
     const std::vector<Isa> paths = architecture_isas();
     bool allowed = requested == Isa::best;
@@ -164,6 +164,19 @@ Isa choose_cpu_isa(Isa requested) {
         if (usable(isa)) return isa;
     }
     return paths.back();
+}
+
+// The same, worked out once per request: neither the CPU nor the build changes while the process
+// runs, and every call asks (the path's vector and feature checks were a few percent of a small
+// call's cost in the runtime).
+Isa choose_cpu_isa(Isa requested) {
+    static const std::vector<Isa> answers = [] {
+        std::vector<Isa> a(std::size(kIsaTable));  // a row per Isa value
+        for (const IsaInfo &info : kIsaTable) a[static_cast<std::size_t>(info.isa)] = work_out_cpu_isa(info.isa);
+        return a;
+    }();
+    const auto row = static_cast<std::size_t>(requested);
+    return row < answers.size() ? answers[row] : work_out_cpu_isa(requested);
 }
 
 }  // namespace

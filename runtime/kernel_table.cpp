@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
+#include <vector>
 
 #include "poolconv/kernel_override.h"
 #include "poolconv/runtime.h"
@@ -34,11 +36,20 @@ POOLCONV_FOR_EACH_KERNEL(POOLCONV_CHECK_SIGNATURE)
 const KernelEntry kKernels[] = {POOLCONV_FOR_EACH_KERNEL(POOLCONV_KERNEL_ENTRY)};
 #undef POOLCONV_KERNEL_ENTRY
 
+// Every call looks its kernel up by name: an index built once (a scan of the table compared a
+// few dozen names per call, a fifth of a small call's cost in the runtime).
 AnyKernel lookup(const std::string &name, Isa isa) {
-    for (const KernelEntry &k : kKernels) {
-        if (k.isa == isa && name == k.name) return k.fn;
-    }
-    return nullptr;
+    using Index = std::unordered_map<std::string_view, AnyKernel>;
+    static const std::vector<Index> by_isa = [] {
+        std::vector<Index> index(std::size(kIsaTable));  // a row per Isa value
+        for (const KernelEntry &k : kKernels) index[static_cast<std::size_t>(k.isa)].emplace(k.name, k.fn);
+        return index;
+    }();
+    const auto row = static_cast<std::size_t>(isa);
+    if (row >= by_isa.size()) return nullptr;
+    const Index &kernels = by_isa[row];
+    const auto found = kernels.find(name);
+    return found == kernels.end() ? nullptr : found->second;
 }
 
 // An autoscheduler's kernels are ours renamed with this suffix: max_pool_f32_adams2019.
