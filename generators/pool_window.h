@@ -37,6 +37,10 @@ struct EstimateShape {
     static constexpr int pad[kSpatialAxes] = {1, 1, 0};
     static constexpr int channels = 64;
     static constexpr int batch = 1;
+    // Global pooling (global=true): a ResNet-50 head, 1x2048x7x7, as the runtime passes it: each
+    // plane one row of 49 taps, covered by the window; output 1x1x1 per plane.
+    static constexpr int global_plane = 7 * 7;
+    static constexpr int global_channels = 2048;
 };
 
 template<typename Derived>
@@ -60,6 +64,11 @@ public:
     // past its end), which the runtime routes here. Its taps read the input in place, with no
     // padded copy of each plane (see window_input).
     GeneratorParam<bool> padded{"padded", true};
+
+    // true: a kernel for global pooling, which the runtime calls with each plane flattened into
+    // one row that the window covers (output 1x1x1 per plane, no padding): its taps read the
+    // input in place, summed (or compared) along the row in vector lanes.
+    GeneratorParam<bool> global{"global", false};
 
     // Data, NCDHW as (x, y, z, c, n). Its type is data_type, set in configure().
     Input<Halide::Buffer<void, 5>> input{"input"};
@@ -129,7 +138,7 @@ protected:
     template<typename Out>
     Func window_input(const char *name, const std::function<Expr(const Expr &)> &encode, const Expr &padding,
                       Out &output) {
-        if (!padded) return in_place_input(name, encode);
+        if (!padded || global) return in_place_input(name, encode);
         return padded_input(encode, padding, {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
     }
 
@@ -222,18 +231,26 @@ protected:
     // Estimates on the data input and the window attributes, for the autoschedulers.
     void set_input_estimates() {
         using E = EstimateShape;
-        input.set_estimates({{0, E::in[0]}, {0, E::in[1]}, {0, E::in[2]}, {0, E::channels}, {0, E::batch}});
+        if (global) {
+            input.set_estimates({{0, E::global_plane}, {0, 1}, {0, 1}, {0, E::global_channels}, {0, E::batch}});
+        } else {
+            input.set_estimates({{0, E::in[0]}, {0, E::in[1]}, {0, E::in[2]}, {0, E::channels}, {0, E::batch}});
+        }
         for (int a = 0; a < kSpatialAxes; a++) {
-            kernel.set_estimate(a, E::kernel[a]);
-            stride.set_estimate(a, E::stride[a]);
+            kernel.set_estimate(a, global ? (a == 0 ? E::global_plane : 1) : E::kernel[a]);
+            stride.set_estimate(a, global ? 1 : E::stride[a]);
             dilation.set_estimate(a, 1);
-            pad_begin.set_estimate(a, padded ? E::pad[a] : 0);
+            pad_begin.set_estimate(a, padded && !global ? E::pad[a] : 0);
         }
     }
 
     template<typename Out>
     void set_output_estimates(Out &out) const {
         using E = EstimateShape;
+        if (global) {
+            out.set_estimates({{0, 1}, {0, 1}, {0, 1}, {0, E::global_channels}, {0, E::batch}});
+            return;
+        }
         const int *o = padded ? E::out : E::out_unpadded;
         out.set_estimates({{0, o[0]}, {0, o[1]}, {0, o[2]}, {0, E::channels}, {0, E::batch}});
     }

@@ -99,6 +99,7 @@ public:
     }
 
     void generate() {
+        if (global && with_indices) throw CompileError("max_pool: global pooling has no indices output");
         const FixedLayer &layer_shape = fixed_layer();
         Expr coef[5];
         for (int i = 0; i < 5; i++) coef[i] = layer_shape.value("index_coef", i, index_coef[i]);
@@ -174,11 +175,18 @@ public:
 
         schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
         if (indices) stages.second_output = *indices;
-        schedules::schedule_pooling(stages, target_params(), keys.type(), indices ? 4 : keys.type().bytes());
+        if (global) {
+            schedules::schedule_global_pooling(stages, target_params(), keys.type());
+        } else {
+            schedules::schedule_pooling(stages, target_params(), keys.type(), indices ? 4 : keys.type().bytes());
+        }
     }
 
     void schedule() {
-        apply_checked_in_schedule(with_indices ? "max_pool_with_indices" : padded ? "max_pool" : "max_pool_unpadded");
+        apply_checked_in_schedule(with_indices ? "max_pool_with_indices"
+                                  : global     ? "max_pool_global"
+                                  : padded     ? "max_pool"
+                                               : "max_pool_unpadded");
     }
 };
 
@@ -188,10 +196,6 @@ public:
     // along every axis. The runtime picks these bounds: [0, extent) excludes padding;
     // [-pad_begin, extent + pad_end) is ONNX/PyTorch count_include_pad; a range wider than any
     // window is OpenVINO's include-pad (the whole kernel volume). Padding itself always adds 0.
-    // Schedule for global pooling: the runtime flattens each plane into one row covered by the
-    // window (output 1x1x1), and the sum runs along the row in vector lanes.
-    GeneratorParam<bool> global{"global", false};
-
     Input<int[kSpatialAxes]> count_begin{"count_begin"};
     Input<int[kSpatialAxes]> count_end{"count_end"};
 
@@ -207,12 +211,11 @@ public:
         // ---- Algorithm ----
         // Values are summed in the work type (f32, or f64 for f64 data); padding holds 0. Global
         // pooling has no padding (the runtime guarantees it): its taps read the input itself, as
-        // unpadded kernels' do. (The in-place stage keeps its historical name, which the checked-in
-        // f32 schedules of global pooling refer to.)
+        // unpadded kernels' do.
         const Type work = work_type(data_type());
         const Expr zero = cast(work, 0);
         auto to_work = [&](const Expr &v) { return cast(work, v); };
-        Func in = global ? in_place_input("input_f32", to_work) : window_input("input_f32", to_work, zero, output);
+        Func in = window_input("input_f32", to_work, zero, output);
 
         // The window sum, one axis at a time; padding adds 0.
         Func along[kSpatialAxes] = {Func("sum_along_x"), Func("sum_along_y"), Func("sum_along_z")};
@@ -244,28 +247,12 @@ public:
         output(x, y, z, c, n) = to_data_type(data_type(), select(count > 0, sum / cast(work, max(count, 1)), zero));
 
         // ---- Estimates (autoschedulers) ----
-        if (global) {
-            // A ResNet-50 head, 1x2048x7x7, as the runtime passes it: each plane one row of 49,
-            // covered by the window; output 1x1x1 per plane.
-            constexpr int plane = 7 * 7, channels = 2048;
-            input.set_estimates({{0, plane}, {0, 1}, {0, 1}, {0, channels}, {0, 1}});
-            for (int a = 0; a < kSpatialAxes; a++) {
-                kernel.set_estimate(a, a == 0 ? plane : 1);
-                stride.set_estimate(a, 1);
-                dilation.set_estimate(a, 1);
-                pad_begin.set_estimate(a, 0);
-                count_begin.set_estimate(a, 0);
-                count_end.set_estimate(a, a == 0 ? plane : 1);
-            }
-            output.set_estimates({{0, 1}, {0, 1}, {0, 1}, {0, channels}, {0, 1}});
-        } else {
-            set_input_estimates();
-            for (int a = 0; a < kSpatialAxes; a++) {
-                count_begin.set_estimate(a, 0);
-                count_end.set_estimate(a, EstimateShape::in[a]);
-            }
-            set_output_estimates(output);
+        set_input_estimates();
+        for (int a = 0; a < kSpatialAxes; a++) {
+            count_begin.set_estimate(a, 0);
+            count_end.set_estimate(a, global ? (a == 0 ? EstimateShape::global_plane : 1) : EstimateShape::in[a]);
         }
+        set_output_estimates(output);
         fix_window_layer();
         layer_shape.estimate(count_begin, "count_begin");
         layer_shape.estimate(count_end, "count_end");

@@ -206,11 +206,22 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     // The padded plane holds MaxPool's keys (generators/pooling_generator.cpp): f32 bits for f32,
     // f16 and bf16; f64 bits for f64; 8-bit values, or int32 where positions are tracked.
     const bool eight_bit = input.dtype == DType::i8 || input.dtype == DType::u8;
-    std::string name = std::string("max_pool_") + dtype_name(input.dtype);
-    if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
-    name = pool_kernel(op, input, p, name, path, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
-    detail::KernelBuffer in(input), out(output);
-    const KernelWindow &w = p.window;
+    // Global pooling (values only, where its kernel is built): each plane reduced as one row, as
+    // avg_pool does.
+    TensorView flat_input, flat_output;
+    const std::string global_name = std::string("global_max_pool_") + dtype_name(input.dtype);
+    const bool global = !indices && detail::kernel_available(global_name, path) &&
+                        as_global_pooling(input, output, attributes, p, &flat_input, &flat_output);
+    KernelWindow flat_window;
+    if (global) flat_window.kernel[0] = static_cast<int32_t>(flat_input.shape[2]);
+    std::string name = global_name;
+    if (!global) {
+        name = std::string("max_pool_") + dtype_name(input.dtype);
+        if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
+        name = pool_kernel(op, input, p, name, path, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
+    }
+    detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
+    const KernelWindow &w = global ? flat_window : p.window;
     if (indices) {
         auto fn = detail::find_kernel_as<detail::KernelKind::max_pool_indices>(op, name, path);
         detail::KernelBuffer idx(*indices);

@@ -186,8 +186,8 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     // constant tap count, specialized below.
     const Expr seven_by_seven = one_row && s.kernel[0] == 49;
 
-    // The row (along x) is reduced `lanes` taps at a time into partial sums, combined at the end
-    // (rfactor).
+    // The row (along x) is reduced `lanes` taps at a time into partial results (AvgPool's sums,
+    // MaxPool's maxima of keys; "sums" below), combined at the end (rfactor).
     RVar tap_vectors("tap_vectors"), tap_lanes("tap_lanes");
     Func partial = s.along[0].update().split(s.taps[0], tap_vectors, tap_lanes, lanes).rfactor(tap_lanes, lane);
     s.along[2].compute_at(s.output, plane);

@@ -249,37 +249,43 @@ TEST_P(RandomPooling, AvgPool) {
 
 // ---- Global pooling: the window is the whole plane (the runtime may take a dedicated path) ----
 
+// A global pooling call: the window the whole plane (any strides, dilations 1, any rounding).
+// Sometimes many channels (more than one task's planes), sometimes 7x7 planes (49 taps in one
+// row: the kernels' specialization for ImageNet CNN heads).
+Geometry random_global_geometry(Rng &rng, int rank) {
+    const int spatial = rank - 2;
+    Geometry g;
+    g.input_shape = {uniform(rng, 1, 3), chance(rng, 0.1) ? uniform(rng, 1, 2100) : uniform(rng, 1, 12)};
+    const bool seven_by_seven = chance(rng, 0.25);
+    for (int i = 0; i < spatial; i++) {
+        if (seven_by_seven) {
+            g.input_shape.push_back(spatial == 1 ? 49 : i < 2 ? 7 : 1);
+        } else {
+            g.input_shape.push_back(chance(rng, 0.15) ? 1 : uniform(rng, 1, spatial == 1 ? 300 : spatial == 2 ? 40 : 12));
+        }
+    }
+    PoolAttributes &a = g.attributes;
+    for (int i = 0; i < spatial; i++) a.kernel.push_back(g.input_shape[static_cast<std::size_t>(i) + 2]);
+    if (chance(rng, 0.5)) {
+        for (int i = 0; i < spatial; i++) a.strides.push_back(uniform(rng, 1, 3));
+    }
+    if (chance(rng, 0.3)) {
+        for (int i = 0; i < spatial; i++) a.dilations.push_back(1);
+    }
+    a.rounding = static_cast<Rounding>(uniform(rng, 0, 2));
+    g.output_shape = infer_pool_shape(g.input_shape, a).output_shape;
+    return g;
+}
+
 TEST_P(RandomPooling, AvgPoolGlobal) {
     Rng rng(5005);
     test::FailureBudget budget;
     for (int it = 0; it < 600; it++) {
         const int rank = random_rank(rng);
-        const int spatial = rank - 2;
-        Geometry g;
-        // Sometimes many channels (more than one task's planes), sometimes 7x7 planes (49 taps
-        // in one row: the kernels' specialization for ImageNet CNN heads).
-        g.input_shape = {uniform(rng, 1, 3), chance(rng, 0.1) ? uniform(rng, 1, 2100) : uniform(rng, 1, 12)};
-        const bool seven_by_seven = chance(rng, 0.25);
-        for (int i = 0; i < spatial; i++) {
-            if (seven_by_seven) {
-                g.input_shape.push_back(spatial == 1 ? 49 : i < 2 ? 7 : 1);
-            } else {
-                g.input_shape.push_back(chance(rng, 0.15) ? 1
-                                                          : uniform(rng, 1, spatial == 1 ? 300 : spatial == 2 ? 40 : 12));
-            }
-        }
+        const Geometry g = random_global_geometry(rng, rank);
         AvgPoolAttributes a;
-        for (int i = 0; i < spatial; i++) a.kernel.push_back(g.input_shape[static_cast<std::size_t>(i) + 2]);
-        if (chance(rng, 0.5)) {
-            for (int i = 0; i < spatial; i++) a.strides.push_back(uniform(rng, 1, 3));
-        }
-        if (chance(rng, 0.3)) {
-            for (int i = 0; i < spatial; i++) a.dilations.push_back(1);
-        }
-        a.rounding = static_cast<Rounding>(uniform(rng, 0, 2));
+        static_cast<PoolAttributes &>(a) = g.attributes;
         a.pad_mode = static_cast<AvgPadMode>(uniform(rng, 0, 2));
-        g.attributes = a;
-        g.output_shape = infer_pool_shape(g.input_shape, a).output_shape;
         const DType dtype = kAvgPoolTypes[uniform(rng, 0, kLastAvgPoolType)];
         test::FillOptions fill;
         fill.ties = test::is_16_bit(dtype) || chance(rng, 0.5);
@@ -318,6 +324,45 @@ TEST_P(RandomPooling, AvgPoolGlobal) {
             o.abs_tol = std::max(o.rel_tol, taps * (f64 ? 0x1p-53 : 0x1p-24)) * max_abs;
         }
         budget.check(test::tensors_match(got, expected, o), where);
+        budget.check(got.bytes_outside_view_not_equal(0xA5) == 0
+                         ? ::testing::AssertionSuccess()
+                         : ::testing::AssertionFailure() << "output written outside the view",
+                     where);
+    }
+}
+
+// Global max pooling, values only, every type, with NaN and infinities sometimes: exact.
+TEST_P(RandomPooling, MaxPoolGlobal) {
+    Rng rng(5006);
+    test::FailureBudget budget;
+    for (int it = 0; it < 600; it++) {
+        const int rank = random_rank(rng);
+        const Geometry g = random_global_geometry(rng, rank);
+        MaxPoolAttributes a;
+        static_cast<PoolAttributes &>(a) = g.attributes;
+        const DType dtype = kMaxPoolTypes[uniform(rng, 0, 5)];
+        const test::FillOptions fill = max_pool_fill(rng, chance(rng, 0.3));
+        // Sometimes a non-dense input or output (rows or channels padded).
+        Shape extra_in(static_cast<std::size_t>(rank), 0), extra_out(static_cast<std::size_t>(rank), 0);
+        if (chance(rng, 0.25)) {
+            extra_in[static_cast<std::size_t>(uniform(rng, 1, rank - 1))] = uniform(rng, 1, 3);
+            extra_out[1] = uniform(rng, 0, 2);
+        }
+        Tensor input = Tensor::padded(dtype, g.input_shape, extra_in);
+        test::fill_random(input, rng, fill);
+        Tensor expected = Tensor::dense(dtype, g.output_shape);
+        Tensor got = Tensor::padded(dtype, g.output_shape, extra_out);
+        got.fill_bytes(0xA5);
+        reference::max_pool(input.dense_copy().view(), expected.view(), a);
+        const std::string where =
+            context(it, "global max_pool", dtype, g, test::describe(a) + ", " + describe_fill(fill)) + dump_small(input);
+        try {
+            max_pool(input.view(), got.view(), a);
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            continue;
+        }
+        budget.check(test::tensors_match(got, expected), where);
         budget.check(got.bytes_outside_view_not_equal(0xA5) == 0
                          ? ::testing::AssertionSuccess()
                          : ::testing::AssertionFailure() << "output written outside the view",
@@ -640,6 +685,20 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
     a.pads_end = Shape{0, 1};
     Tensor padded_output = Tensor::dense(DType::f32, {1, 2, 4, 18});
     EXPECT_EQ(max_pool_kernel_picked(input, padded_output, a), "max_pool_f32");
+}
+
+// A window over the whole plane runs the global kernel (each plane one row), also for a 1x1
+// plane; with an indices output it cannot (the global kernels have none).
+TEST_P(RandomPooling, MaxPoolGlobalTakesTheGlobalKernel) {
+    for (const Shape &shape : {Shape{2, 3, 7, 7}, Shape{1, 5, 1, 1}, Shape{2, 3, 4, 5, 6}, Shape{1, 2, 300}}) {
+        Tensor input = Tensor::dense(DType::f32, shape);
+        MaxPoolAttributes a;
+        a.kernel.assign(shape.begin() + 2, shape.end());
+        Shape out_shape = {shape[0], shape[1]};
+        out_shape.resize(shape.size(), 1);
+        Tensor output = Tensor::dense(DType::f32, out_shape);
+        EXPECT_EQ(max_pool_kernel_picked(input, output, a), "global_max_pool_f32") << test::list_to_string(shape);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, RandomPooling, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
