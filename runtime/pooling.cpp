@@ -203,9 +203,6 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         indices ? detail::call_path(op, {{"input", &input}, {"output", &output}, {"indices", indices}})
                 : detail::call_path(op, {{"input", &input}, {"output", &output}});
     if (p.empty) return;
-    // The padded plane holds MaxPool's keys (generators/pooling_generator.cpp): f32 bits for f32,
-    // f16 and bf16; f64 bits for f64; 8-bit values, or int32 where positions are tracked.
-    const bool eight_bit = input.dtype == DType::i8 || input.dtype == DType::u8;
     // Global pooling (values only, where its kernel is built): each plane reduced as one row, as
     // avg_pool does.
     TensorView flat_input, flat_output;
@@ -218,6 +215,9 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     if (!global) {
         name = std::string("max_pool_") + dtype_name(input.dtype);
         if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
+        // The padded plane holds MaxPool's keys (generators/pooling_generator.cpp): f32 bits for
+        // f32, f16 and bf16; f64 bits for f64; 8-bit values, or int32 where positions are tracked.
+        const bool eight_bit = input.dtype == DType::i8 || input.dtype == DType::u8;
         name = pool_kernel(op, input, p, name, path, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
     }
     detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
