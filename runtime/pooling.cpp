@@ -152,11 +152,18 @@ void index_coefficients(const TensorView &input, const MaxPoolAttributes &a, int
     }
 }
 
-// Global pooling: every window is a whole, unpadded, dense input plane. Returns the input and
-// output seen as rank-3 tensors (N, C, plane) and (N, C, 1) so a kernel can reduce each plane as
-// one contiguous row; false if the call is not global pooling.
+// A global pooling call as its kernels see it: the input and output as rank-3 tensors (N, C, plane)
+// and (N, C, 1), and a window of one row covering the plane, so each plane is reduced as one
+// contiguous row.
+struct GlobalPooling {
+    TensorView input, output;
+    KernelWindow window;
+};
+
+// Global pooling: every window is a whole, unpadded, dense input plane. Fills `flat` and returns
+// true; false if the call is not global pooling.
 bool as_global_pooling(const TensorView &input, const TensorView &output, const PoolAttributes &a,
-                       const PreparedPool &p, TensorView *flat_input, TensorView *flat_output) {
+                       const PreparedPool &p, GlobalPooling *flat) {
     const std::size_t spatial = input.shape.size() - 2;
     int64_t plane = 1;
     for (std::size_t i = 0; i < spatial; i++) {
@@ -175,10 +182,12 @@ bool as_global_pooling(const TensorView &input, const TensorView &output, const 
         dense *= input.shape[d];
     }
     const std::vector<int64_t> out_strides = output.effective_strides();
-    *flat_input = TensorView{input.dtype, {input.shape[0], input.shape[1], plane}, {in_strides[0], in_strides[1], 1}, input.data,
-                             input.memory};
-    *flat_output = TensorView{output.dtype, {input.shape[0], input.shape[1], 1}, {out_strides[0], out_strides[1], 1}, output.data,
-                              output.memory};
+    flat->input = TensorView{input.dtype, {input.shape[0], input.shape[1], plane}, {in_strides[0], in_strides[1], 1},
+                             input.data, input.memory};
+    flat->output = TensorView{output.dtype, {input.shape[0], input.shape[1], 1}, {out_strides[0], out_strides[1], 1},
+                              output.data, output.memory};
+    flat->window = KernelWindow{};
+    flat->window.kernel[0] = static_cast<int32_t>(plane);  // < element count < 2^31
     return true;
 }
 
@@ -205,12 +214,10 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     if (p.empty) return;
     // Global pooling (values only, where its kernel is built): each plane reduced as one row, as
     // avg_pool does.
-    TensorView flat_input, flat_output;
+    GlobalPooling flat;
     const std::string global_name = std::string("global_max_pool_") + dtype_name(input.dtype);
     const bool global = !indices && detail::kernel_available(global_name, path) &&
-                        as_global_pooling(input, output, attributes, p, &flat_input, &flat_output);
-    KernelWindow flat_window;
-    if (global) flat_window.kernel[0] = static_cast<int32_t>(flat_input.shape[2]);
+                        as_global_pooling(input, output, attributes, p, &flat);
     std::string name = global_name;
     if (!global) {
         name = std::string("max_pool_") + dtype_name(input.dtype);
@@ -220,8 +227,8 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         const bool eight_bit = input.dtype == DType::i8 || input.dtype == DType::u8;
         name = pool_kernel(op, input, p, name, path, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
     }
-    detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
-    const KernelWindow &w = global ? flat_window : p.window;
+    detail::KernelBuffer in(global ? flat.input : input), out(global ? flat.output : output);
+    const KernelWindow &w = global ? flat.window : p.window;
     if (indices) {
         auto fn = detail::find_kernel_as<detail::KernelKind::max_pool_indices>(op, name, path);
         detail::KernelBuffer idx(*indices);
@@ -270,21 +277,19 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
         }
     }
 
-    TensorView flat_input, flat_output;
-    const bool global = as_global_pooling(input, output, attributes, p, &flat_input, &flat_output);
-    KernelWindow flat_window;
+    GlobalPooling flat;
+    const bool global = as_global_pooling(input, output, attributes, p, &flat);
     if (global) {
         // One row per plane; every element counts.
-        flat_window.kernel[0] = static_cast<int32_t>(flat_input.shape[2]);
-        for (int ax = 0; ax < 3; ax++) count_begin[ax] = 0, count_end[ax] = ax == 0 ? flat_window.kernel[0] : 1;
+        for (int ax = 0; ax < 3; ax++) count_begin[ax] = 0, count_end[ax] = ax == 0 ? flat.window.kernel[0] : 1;
     }
-    const KernelWindow &kw = global ? flat_window : w;
+    const KernelWindow &kw = global ? flat.window : w;
     const int sum_bytes = input.dtype == DType::f64 ? 8 : 4;  // the padded plane holds the sums' type
     const std::string name = global ? std::string("global_avg_pool_") + dtype_name(input.dtype)
                                     : pool_kernel(op, input, p, std::string("avg_pool_") + dtype_name(input.dtype),
                                                   path, sum_bytes);
     auto fn = detail::find_kernel_as<detail::KernelKind::avg_pool>(op, name, path);
-    detail::KernelBuffer in(global ? flat_input : input), out(global ? flat_output : output);
+    detail::KernelBuffer in(global ? flat.input : input), out(global ? flat.output : output);
     const int status = fn(in.get(), kw.kernel[0], kw.kernel[1], kw.kernel[2], kw.stride[0], kw.stride[1], kw.stride[2],
                           kw.dilation[0], kw.dilation[1], kw.dilation[2], kw.pad_begin[0], kw.pad_begin[1],
                           kw.pad_begin[2], count_begin[0], count_begin[1], count_begin[2], count_end[0], count_end[1],
