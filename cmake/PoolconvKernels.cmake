@@ -54,13 +54,13 @@ else ()
 endif ()
 
 # GPU lists the GPU isas (of POOLCONV_GPU_TARGETS) the variant is also compiled for; ONLY_ISAS, if
-# given, the CPU isas (of POOLCONV_ISAS) it is compiled for instead of all of them.
+# given, the CPU isas (of POOLCONV_ISAS) it is compiled for instead of all of them; NO_CPU, none.
 function(poolconv_add_kernel NAME)
-    cmake_parse_arguments(ARG "" "GENERATOR" "PARAMS;GPU;ONLY_ISAS" ${ARGN})
+    cmake_parse_arguments(ARG "NO_CPU" "GENERATOR" "PARAMS;GPU;ONLY_ISAS" ${ARGN})
     set(pairs "")
     foreach (pair IN LISTS POOLCONV_ISAS)
         string(REGEX REPLACE "=.*" "" isa "${pair}")
-        if (NOT ARG_ONLY_ISAS OR isa IN_LIST ARG_ONLY_ISAS)
+        if (NOT ARG_NO_CPU AND (NOT ARG_ONLY_ISAS OR isa IN_LIST ARG_ONLY_ISAS))
             list(APPEND pairs "${pair}")
         endif ()
     endforeach ()

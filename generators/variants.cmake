@@ -41,11 +41,15 @@ set(POOLCONV_KERNELS
     "conv_{type}_depthwise convolution_depthwise f32,f16,bf16,f64"
     "conv_{type}_depthwise_1d convolution_depthwise_1d f32,f16,bf16,f64"
     "conv_{type}_pointwise convolution_pointwise f32,f16,bf16,f64"
-    "conv_{type}_row_pairs convolution f32,f16,bf16,f64 plan=row_pairs")
+    "conv_{type}_row_pairs convolution f32,f16,bf16,f64 plan=row_pairs"
+    "conv_{type}_wide_window convolution f32,f16,bf16,f64 plan=wide_window")
 
 # Convolution plans built for CPUs only: on GPUs the general and depthwise plans serve those
 # convolutions too (the runtime takes a plan where its kernel exists: schedules/conv_plan.h).
 set(POOLCONV_CPU_ONLY_PLANS row_pairs depthwise_1d pointwise)
+# And one for GPUs only: the general plan without shared-memory staging, for windows too wide to
+# stage (schedules/conv_plan.h); CPUs read every window where it lies anyway.
+set(POOLCONV_GPU_ONLY_PLANS wide_window)
 
 # Authors of the checked-in autoscheduler results (schedules/autoscheduled/<author>/), which the
 # build also compiles as f32 kernels <kernel>_<author> on the avx2 path (the target they were

@@ -18,6 +18,8 @@ enum class ConvPlan {
     depthwise,     // one input and one output channel per group: tiles of rows
     depthwise_1d,  // the same, output one row high (1-D convolutions): tiles of one row
     pointwise,     // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
+    wide_window,   // GPUs only: any convolution, the taps reading the input from global memory, for
+                   // windows whose staged input would not fit a block's shared memory
 };
 
 struct ConvPlanName {
@@ -31,6 +33,7 @@ inline constexpr ConvPlanName kConvPlanNames[] = {
     {ConvPlan::depthwise, "depthwise", "_depthwise"},
     {ConvPlan::depthwise_1d, "depthwise_1d", "_depthwise_1d"},
     {ConvPlan::pointwise, "pointwise", "_pointwise"},
+    {ConvPlan::wide_window, "wide_window", "_wide_window"},
 };
 
 inline std::string_view conv_plan_suffix(ConvPlan plan) {
@@ -61,8 +64,32 @@ struct ConvCallFacts {
     bool planes_dense = false;  // input and output planes are dense runs the pointwise kernels can take as one row
 };
 
+// The GPU plans' blocks (schedules/convolution_schedule_gpu.cpp): one warp's kGpuWarpLanes output
+// columns by kGpuConvRows rows; per step of kGpuStagedChannels input channels the block copies
+// their input window into shared memory, as f32 (the sums' type on GPUs).
+inline constexpr int64_t kGpuWarpLanes = 32, kGpuConvRows = 4, kGpuStagedChannels = 4;
+// The shared memory a block may take without opting in: CUDA's limit on every GPU (a larger
+// launch fails with CUDA_ERROR_INVALID_VALUE); OpenCL GPUs offer 32-64 KiB.
+inline constexpr int64_t kGpuSharedMemoryBytes = 48 * 1024;
+
+// An upper bound of the shared memory one staging step takes (Halide sizes it per launch): the x
+// window of 32 columns, all stride phases; kGpuConvRows rows; the whole z window (one output
+// plane per launch). Strides and dilations as the call gives them (the kernels may get 1 where an
+// axis has one output or one tap: smaller).
+// Each extent is capped just above the limit, so that the product cannot overflow: any capped one
+// exceeds the limit alone.
+inline int64_t gpu_staged_window_bytes(const ConvCallFacts &f) {
+    auto capped = [](int64_t v) { return v > kGpuSharedMemoryBytes ? kGpuSharedMemoryBytes + 1 : v; };
+    const int64_t x = capped((kGpuWarpLanes + 1) * f.stride[0] + (f.kernel[0] - 1) * f.dilation[0]);
+    const int64_t y = capped((kGpuConvRows - 1) * f.stride[1] + (f.kernel[1] - 1) * f.dilation[1] + 1);
+    const int64_t z = capped((f.kernel[2] - 1) * f.dilation[2] + 1);
+    return kGpuStagedChannels * x * y * z * int64_t(sizeof(float));
+}
+
 // The plan for a call, given which plans have a kernel on the call's path (`built(plan)`: the CPU
-// paths have them all, GPUs only general and depthwise). The first that takes the call:
+// paths have all but wide_window, GPUs general, depthwise and wide_window). The first that takes
+// the call:
+//   wide_window   the staged window exceeds kGpuSharedMemoryBytes (any convolution);
 //   depthwise_1d  depthwise with one output row (its tile is one row; depthwise's is several);
 //   depthwise     one input and one output channel per group;
 //   pointwise     1x1, stride 1, no padding, dense planes (a matrix product over the pixels);
@@ -70,10 +97,12 @@ struct ConvCallFacts {
 //   general       anything.
 template <typename Built>
 ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
-    const ConvPlan order[] = {ConvPlan::depthwise_1d, ConvPlan::depthwise, ConvPlan::pointwise, ConvPlan::row_pairs};
+    const ConvPlan order[] = {ConvPlan::wide_window, ConvPlan::depthwise_1d, ConvPlan::depthwise, ConvPlan::pointwise,
+                              ConvPlan::row_pairs};
     for (ConvPlan plan : order) {
         bool takes = false;
         switch (plan) {
+        case ConvPlan::wide_window: takes = gpu_staged_window_bytes(f) > kGpuSharedMemoryBytes; break;
         case ConvPlan::depthwise_1d: takes = f.depthwise && f.output_rows == 1; break;
         case ConvPlan::depthwise: takes = f.depthwise; break;
         case ConvPlan::pointwise: takes = !f.depthwise && f.one_to_one && f.planes_dense; break;

@@ -276,7 +276,8 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
 
 void schedule_convolution(ConvolutionStages &s, const TargetParams &target, ConvPlan plan, const ConvTaskShape &task) {
     const ConvTile tile = plan_tile(target, plan);
-    if (target.gpu) return schedule_convolution_gpu(s, target, tile);
+    if (target.gpu) return schedule_convolution_gpu(s, target, plan, tile);
+    if (plan == ConvPlan::wide_window) throw CompileError("the wide_window convolution plan is for GPUs only");
     const OutputLoops loops = schedule_output(s, target, tile, plan, task);
     // The activation bounds in memory, loaded per tile after its sums. Inlined, they were
     // broadcasts that LLVM 21 hoists out of every loop and keeps in registers across the tap

@@ -47,6 +47,6 @@ void schedule_convolution(ConvolutionStages &stages, const TargetParams &target,
 
 // The GPU plan (schedules/convolution_schedule_gpu.cpp); schedule_convolution calls it for targets
 // whose TargetParams say gpu.
-void schedule_convolution_gpu(ConvolutionStages &stages, const TargetParams &target, const ConvTile &tile);
+void schedule_convolution_gpu(ConvolutionStages &stages, const TargetParams &target, ConvPlan plan, const ConvTile &tile);
 
 }  // namespace poolconv::schedules

@@ -12,6 +12,9 @@
 //                     and issues `rows` x `channels` FMAs with weights that are the same for
 //                     every lane (broadcast loads from runs of 4 packed channels).
 //   The results are stored lanes along x (coalesced); tiles past an edge are guarded.
+// The wide_window plan is the same without the staging: for windows whose staged input would
+// exceed a block's shared memory (schedules/conv_plan.h), the taps read the input where it lies
+// (global memory, through the caches).
 //
 // The accumulators belong to the block (they outlive each staging step), so they are a
 // register allocation at block level: Halide's CUDA backend stripes it across the lanes (each
@@ -25,11 +28,14 @@ namespace poolconv::schedules {
 using namespace Halide;
 
 namespace {
-constexpr int kWarpLanes = 32;      // CUDA's warp: the lanes of one block
-constexpr int kStagedChannels = 4;  // input channels per shared-memory staging step
+// CUDA's warp: the lanes of one block; input channels per shared-memory staging step. The
+// runtime's choice of the wide_window plan sizes the staged window by these (conv_plan.h).
+constexpr int kWarpLanes = int(kGpuWarpLanes);
+constexpr int kStagedChannels = int(kGpuStagedChannels);
 }  // namespace
 
-void schedule_convolution_gpu(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile) {
+void schedule_convolution_gpu(ConvolutionStages &s, const TargetParams &target, ConvPlan plan, const ConvTile &tile) {
+    const bool stage_input = plan != ConvPlan::wide_window;
     // A block's 32 threads: warp lanes where the backend has them (CUDA), else plain threads.
     auto lanes = [&](auto &stage, const auto &v) -> auto & {
         return target.gpu_warp_lanes ? stage.gpu_lanes(v) : stage.gpu_threads(v);
@@ -52,7 +58,7 @@ void schedule_convolution_gpu(ConvolutionStages &s, const TargetParams &target, 
     }
     s.output.unroll(ci).unroll(yi);
     lanes(s.output, xi);
-    if (target.gpu_warp_lanes) {
+    if (target.gpu_warp_lanes && stage_input) {
         // Halide 14 synchronizes the lanes of a one-warp block only when it also has a loop over
         // threads: this one, of extent 1, makes it put a barrier (bar.sync) between staging
         // shared memory and reading it, which Volta and later need.
@@ -80,6 +86,7 @@ void schedule_convolution_gpu(ConvolutionStages &s, const TargetParams &target, 
         .unroll(c)
         .unroll(y);
     lanes(update, x);
+    if (!stage_input) return;  // the taps read the input (phased, inlined) where it lies
 
     // The staged input: one chunk's window, in shared memory (a block-level allocation), copied
     // by the lanes along x.

@@ -38,6 +38,18 @@ ConvCallFacts facts1d(int64_t k, bool depthwise) {
     return f;
 }
 
+// 3-D facts, axes in Halide order (x, y, z): kernel, stride and dilation.
+ConvCallFacts facts3d(std::initializer_list<int64_t> k, std::initializer_list<int64_t> s,
+                      std::initializer_list<int64_t> d, int64_t rows) {
+    ConvCallFacts f;
+    f.spatial = 3;
+    for (int a = 0; a < 3; a++) {
+        f.kernel[a] = k.begin()[a], f.stride[a] = s.begin()[a], f.dilation[a] = d.begin()[a];
+    }
+    f.output_rows = rows;
+    return f;
+}
+
 TEST(ConvPlan, ChoiceTable) {
     using P = ConvPlan;
     const Row rows[] = {
@@ -57,9 +69,27 @@ TEST(ConvPlan, ChoiceTable) {
         {"3x3 depthwise, one output row", facts2d(3, 3, 1, 1, 1, 1, 1, true), P::depthwise_1d, P::depthwise},
         {"1-D depthwise", facts1d(31, true), P::depthwise_1d, P::depthwise},
         {"1-D, 3 taps", facts1d(3, false), P::general, P::general},
+        {"3x3x3 stride 2", facts3d({3, 3, 3}, {2, 2, 2}, {1, 1, 1}, 14), P::row_pairs, P::general},
+        {"3x3x3 stride 2, dilation 2", facts3d({3, 3, 3}, {2, 2, 2}, {2, 2, 2}, 14), P::general, P::wide_window},
+        {"11x11 stride 4 (AlexNet)", facts2d(11, 11, 4, 4, 1, 1, 55), P::general, P::wide_window},
+        // Calls whose launch failed on an H100 (CUDA_ERROR_INVALID_VALUE: shared memory) before
+        // the wide_window plan, from random_convolution_test.
+        {"3x3x2, strides 4, 3, 1, z dilation 3", facts3d({3, 3, 2}, {4, 3, 1}, {1, 1, 3}, 1), P::general,
+         P::wide_window},
+        {"3x2x3, strides 4, 2, 2, x dilation 3", facts3d({3, 2, 3}, {4, 2, 2}, {3, 1, 1}, 2), P::general,
+         P::wide_window},
+        {"2x3x3, strides 3, 3, 2, z dilation 3", facts3d({2, 3, 3}, {3, 3, 2}, {1, 1, 3}, 2), P::general,
+         P::wide_window},
+        {"2x2x3, strides 4, 4, 1", facts3d({2, 2, 3}, {4, 4, 1}, {1, 1, 1}, 2), P::general, P::wide_window},
+        // Extents far beyond any shared memory do not overflow the bound.
+        {"stride 2^30", facts3d({3, 3, 3}, {1 << 30, 1 << 30, 1 << 30}, {1 << 30, 1 << 30, 1 << 30}, 1), P::general,
+         P::wide_window},
+        {"3x3 depthwise, dilation 32", facts2d(3, 3, 1, 1, 32, 32, 56, true), P::depthwise, P::wide_window},
     };
-    auto all = [](ConvPlan) { return true; };
-    auto gpu = [](ConvPlan p) { return p == ConvPlan::general || p == ConvPlan::depthwise; };
+    auto all = [](ConvPlan p) { return p != ConvPlan::wide_window; };
+    auto gpu = [](ConvPlan p) {
+        return p == ConvPlan::general || p == ConvPlan::depthwise || p == ConvPlan::wide_window;
+    };
     for (const Row &r : rows) {
         SCOPED_TRACE(r.what);
         EXPECT_EQ(choose_conv_plan(r.facts, all), r.cpu);
@@ -67,9 +97,23 @@ TEST(ConvPlan, ChoiceTable) {
     }
 }
 
+// The staged window's bound against the shared memory the launch gets (kGpuSharedMemoryBytes):
+// the bench's layers and common ones stage; their bound in bytes, as Halide sizes them at most.
+TEST(ConvPlan, StagedWindowBytes) {
+    EXPECT_EQ(gpu_staged_window_bytes(facts2d(3, 3, 1, 1, 1, 1, 56)), 4 * 4 * 35 * 6);
+    EXPECT_EQ(gpu_staged_window_bytes(facts2d(7, 7, 2, 2, 1, 1, 112)), 4 * 4 * 72 * 13);
+    EXPECT_EQ(gpu_staged_window_bytes(facts3d({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 56)), 4 * 4 * 35 * 6 * 3);
+    EXPECT_EQ(gpu_staged_window_bytes(facts2d(3, 3, 1, 1, 2, 2, 32)), 4 * 4 * 37 * 8);
+    EXPECT_EQ(gpu_staged_window_bytes(facts2d(4, 4, 4, 4, 1, 1, 56)), 4 * 4 * 135 * 16);
+    EXPECT_EQ(gpu_staged_window_bytes(facts1d(31, true)), 4 * 4 * 63 * 4);  // 4 rows: an upper bound
+    EXPECT_GT(gpu_staged_window_bytes(facts3d({3, 3, 3}, {1 << 30, 1 << 30, 1 << 30}, {1, 1, 1}, 1)),
+              kGpuSharedMemoryBytes);
+}
+
 TEST(ConvPlan, KernelSuffixes) {
     EXPECT_EQ(conv_plan_suffix(ConvPlan::general), "");
-    for (ConvPlan p : {ConvPlan::row_pairs, ConvPlan::depthwise, ConvPlan::depthwise_1d, ConvPlan::pointwise}) {
+    for (ConvPlan p : {ConvPlan::row_pairs, ConvPlan::depthwise, ConvPlan::depthwise_1d, ConvPlan::pointwise,
+                       ConvPlan::wide_window}) {
         for (const ConvPlanName &n : kConvPlanNames) {
             if (n.plan == p) {
                 EXPECT_EQ(conv_plan_suffix(p), std::string("_") + n.name);

@@ -235,12 +235,14 @@ TEST_P(RandomConvolution, Depthwise1d) { random_convolutions(3009, 300, Kernels:
 // one, so a wrong choice among them would only be slow and pass every other test. The CPU takes row pairs for undilated 3x3(xk) kernels with
 // equal x and y strides (1 or 2) and two or more output rows, pointwise kernels for dense 1x1
 // stride-1 unpadded convolutions, and 1-D depthwise kernels for depthwise convolutions one output
-// row high; GPUs have none of these.
+// row high; GPUs have none of these, but take their wide_window kernels where the input window
+// would not fit a block's shared memory.
 TEST_P(RandomConvolution, KernelChoice) {
     const bool gpu = GetParam() == Isa::cuda || GetParam() == Isa::opencl;
     const std::string general = "conv_f32", row_pairs = gpu ? general : "conv_f32_row_pairs";
     const std::string pointwise = gpu ? general : "conv_f32_pointwise", depthwise = "conv_f32_depthwise";
     const std::string depthwise_1d = gpu ? depthwise : "conv_f32_depthwise_1d";
+    const std::string wide_window = gpu ? "conv_f32_wide_window" : general;
     struct Choice {
         const char *what;
         Shape input, weights;
@@ -272,6 +274,10 @@ TEST_P(RandomConvolution, KernelChoice) {
         {"1-D depthwise", {1, 8, 40}, {8, 1, 5}, {}, {}, 2, 8, depthwise_1d},
         {"3x3 depthwise, one output row", {1, 8, 3, 10}, {8, 1, 3, 3}, {}, {}, 0, 8, depthwise_1d},
         {"1-D, channel multiplier 2", {1, 4, 40}, {8, 1, 5}, {}, {}, 2, 4, general},
+        // Windows too wide to stage in a GPU block's shared memory (schedules/conv_plan.h).
+        {"3x3x3 stride 2, dilation 2", {1, 4, 12, 14, 16}, {8, 4, 3, 3, 3}, {2, 2, 2}, {2, 2, 2}, 2, 1, wide_window},
+        {"11x11 stride 4", {1, 3, 40, 60}, {8, 3, 11, 11}, {4, 4}, {}, 2, 1, wide_window},
+        {"3x3 depthwise, dilation 32", {1, 4, 70, 70}, {4, 1, 3, 3}, {}, {32, 32}, 32, 4, gpu ? wide_window : depthwise},
     };
     Rng rng(3007);
     for (const Choice &choice : choices) {
