@@ -150,6 +150,16 @@ const halide_device_interface_t *device_interface(Isa isa) {
 }
 
 bool gpu_present(Isa isa) {
+    // Device buffers a kernel call allocates (the padded copy of a pooling input; host tensors'
+    // device copies) go back to Halide's cache when freed and are reused by later calls: a
+    // cuMemAlloc / cuMemFree per call, and the device synchronization cuMemFree implies, would
+    // cost more than the small kernels. Kernels run in order on one stream, so a reused buffer is
+    // free once the call that freed it has run. Process-wide in the Halide runtime.
+    static const bool reuse = [] {
+        halide_reuse_device_allocations(nullptr, true);
+        return true;
+    }();
+    (void)reuse;
     switch (isa) {
 #ifdef POOLCONV_HAVE_CUDA
     case Isa::cuda: {
