@@ -147,22 +147,24 @@ struct Gpu {
 
 // ---- Layouts and checks (host side) ----
 
-// NC<spatial> <-> N<spatial>C for a dense tensor of `shape`.
-std::vector<float> to_channels_last(const std::vector<float> &x, const std::vector<int64_t> &shape) {
+// A dense tensor of `shape` (NC<spatial>) moved into channels-last order (N<spatial>C), or back.
+enum class Channels { to_last, from_last };
+std::vector<float> move_channels(const std::vector<float> &v, const std::vector<int64_t> &shape, Channels way) {
     const int64_t n = shape[0], c = shape[1], s = element_count(shape) / (n * c);
-    std::vector<float> y(x.size());
-    for (int64_t b = 0; b < n; b++)
-        for (int64_t ch = 0; ch < c; ch++)
-            for (int64_t i = 0; i < s; i++) y[(b * s + i) * c + ch] = x[(b * c + ch) * s + i];
-    return y;
-}
-std::vector<float> from_channels_last(const std::vector<float> &y, const std::vector<int64_t> &shape) {
-    const int64_t n = shape[0], c = shape[1], s = element_count(shape) / (n * c);
-    std::vector<float> x(y.size());
-    for (int64_t b = 0; b < n; b++)
-        for (int64_t ch = 0; ch < c; ch++)
-            for (int64_t i = 0; i < s; i++) x[(b * c + ch) * s + i] = y[(b * s + i) * c + ch];
-    return x;
+    std::vector<float> moved(v.size());
+    for (int64_t b = 0; b < n; b++) {
+        for (int64_t ch = 0; ch < c; ch++) {
+            for (int64_t i = 0; i < s; i++) {
+                const int64_t first = (b * c + ch) * s + i, last = (b * s + i) * c + ch;
+                if (way == Channels::to_last) {
+                    moved[std::size_t(last)] = v[std::size_t(first)];
+                } else {
+                    moved[std::size_t(first)] = v[std::size_t(last)];
+                }
+            }
+        }
+    }
+    return moved;
 }
 
 // "" when `got` matches `expected` within `tolerance` (0: exact), else the first mismatch.
@@ -408,8 +410,8 @@ public:
     CudnnConv(const CaseData &d, CudnnConvFlavour flavour)
         : flavour_(flavour),
           channels_last_(flavour == CudnnConvFlavour::nhwc_fma),
-          input_(channels_last_ ? to_channels_last(d.input, d.conv->input_shape) : d.input),
-          weights_(channels_last_ ? to_channels_last(d.weights, d.conv->weights_shape) : d.weights),
+          input_(channels_last_ ? move_channels(d.input, d.conv->input_shape, Channels::to_last) : d.input),
+          weights_(channels_last_ ? move_channels(d.weights, d.conv->weights_shape, Channels::to_last) : d.weights),
           bias_(d.bias),
           output_(d.reference.size() * sizeof(float)),
           x_(d.conv->input_shape, channels_last_),
@@ -449,7 +451,7 @@ public:
     }
     std::string check(const CaseData &d) override {
         std::vector<float> y = output_.download<float>();
-        if (channels_last_) y = from_channels_last(y, d.output_shape);
+        if (channels_last_) y = move_channels(y, d.output_shape, Channels::from_last);
         const double tolerance = flavour_ == CudnnConvFlavour::nchw_default_math ? kTf32Tolerance : kConvTolerance;
         return compare(y, d.reference, tolerance, false);
     }
