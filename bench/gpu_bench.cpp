@@ -31,7 +31,7 @@
 //
 //   poolconv_gpu_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //                      --benchmark_format=json > gpu.json
-//   /usr/bin/python3 bench/ratios.py gpu.json
+//   /usr/bin/python3 bench/gpu_ratios.py gpu.json
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -85,9 +85,12 @@ public:
         check_cuda(cudaMalloc(&p, std::max<std::size_t>(bytes, 256)), "cudaMalloc");
         data_.reset(p);
     }
+    // A synchronous upload: from pageable memory cudaMemcpy may return before the data has
+    // landed, and the bench's stream does not wait for the default stream.
     template <typename T>
     explicit DeviceBuffer(const std::vector<T> &host) : DeviceBuffer(host.size() * sizeof(T)) {
         check_cuda(cudaMemcpy(data(), host.data(), bytes_, cudaMemcpyHostToDevice), "cudaMemcpy to device");
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
     void *data() const { return data_.get(); }
     std::size_t bytes() const { return bytes_; }
@@ -494,12 +497,29 @@ private:
 
 // ---- Timing ----
 
+// Case data is made on first use (after argument parsing), shared by a case's implementations.
+template <typename Case>
+const CaseData &case_data(const Case &c) {
+    static std::vector<std::pair<std::string, std::unique_ptr<CaseData>>> made;
+    for (auto &m : made)
+        if (m.first == c.id) return *m.second;
+    made.emplace_back(c.id, std::make_unique<CaseData>(make_case_data(c)));
+    return *made.back().second;
+}
+
+struct Event {
+    cudaEvent_t event = nullptr;
+    Event() { check_cuda(cudaEventCreate(&event), "cudaEventCreate"); }
+    ~Event() { cudaEventDestroy(event); }
+    Event(const Event &) = delete;
+    Event &operator=(const Event &) = delete;
+};
+
 // Times kBatch calls of `call` per iteration with CUDA events on the bench's stream.
 void time_on_stream(benchmark::State &state, const std::function<void()> &call) {
     Gpu &gpu = Gpu::get();
-    cudaEvent_t start, stop;
-    check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-    check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+    const Event start_event, stop_event;
+    cudaEvent_t start = start_event.event, stop = stop_event.event;
     for (int i = 0; i < 3; i++) call();  // warm-up: module loads, first uploads
     check_cuda(cudaStreamSynchronize(gpu.stream), "cudaStreamSynchronize");
     for (auto _ : state) {
@@ -511,65 +531,78 @@ void time_on_stream(benchmark::State &state, const std::function<void()> &call) 
         check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
         state.SetIterationTime(double(ms) * 1e-3 / kBatch);
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+}
+
+// Runs `body`; an exception skips the benchmark with its message (Google Benchmark catches none).
+void or_skip(benchmark::State &state, const std::function<void()> &body) {
+    try {
+        body();
+    } catch (const std::exception &e) {
+        state.SkipWithError(e.what());
+    }
 }
 
 // Builds, checks and times one implementation of one case; errors skip the benchmark.
-void run_case(benchmark::State &state, const CaseData &d, const std::function<std::unique_ptr<Runner>()> &make) {
-    try {
-        std::unique_ptr<Runner> runner = make();
+template <typename Case>
+void run_case(benchmark::State &state, const Case &c,
+              const std::function<std::unique_ptr<Runner>(const CaseData &)> &make) {
+    const CaseData *data = nullptr;
+    bool timed = false;
+    or_skip(state, [&] {
+        const CaseData &d = case_data(c);
+        data = &d;
+        std::unique_ptr<Runner> runner = make(d);
         runner->run();
         check_cuda(cudaStreamSynchronize(Gpu::get().stream), "cudaStreamSynchronize");
         const std::string wrong = runner->check(d);
-        if (!wrong.empty()) {
-            state.SkipWithError(wrong.c_str());
-            return;
-        }
+        if (!wrong.empty()) throw std::runtime_error(wrong);
         time_on_stream(state, [&] { runner->run(); });
-    } catch (const std::exception &e) {
-        state.SkipWithError(e.what());
-        return;
+        timed = true;
+    });
+    if (!timed) return;
+    state.counters["GB/s"] = benchmark::Counter(data->bytes, benchmark::Counter::kIsIterationInvariantRate);
+    if (data->flops > 0) {
+        state.counters["GFLOP/s"] = benchmark::Counter(data->flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     }
-    state.counters["GB/s"] = benchmark::Counter(d.bytes, benchmark::Counter::kIsIterationInvariantRate);
-    if (d.flops > 0) state.counters["GFLOP/s"] = benchmark::Counter(d.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void run_copy(benchmark::State &state, const CaseData &d) {
-    const std::size_t half = std::size_t(d.bytes / 2);
-    DeviceBuffer from(half), to(half);
-    Gpu &gpu = Gpu::get();
-    time_on_stream(state, [&] {
-        check_cuda(cudaMemcpyAsync(to.data(), from.data(), half, cudaMemcpyDeviceToDevice, gpu.stream), "cudaMemcpyAsync");
+void run_copy(benchmark::State &state, const PoolCase &c) {
+    or_skip(state, [&] {
+        const CaseData &d = case_data(c);
+        const std::size_t half = std::size_t(d.bytes / 2);
+        DeviceBuffer from(half), to(half);
+        Gpu &gpu = Gpu::get();
+        time_on_stream(state, [&] {
+            check_cuda(cudaMemcpyAsync(to.data(), from.data(), half, cudaMemcpyDeviceToDevice, gpu.stream),
+                       "cudaMemcpyAsync");
+        });
+        state.counters["GB/s"] = benchmark::Counter(d.bytes, benchmark::Counter::kIsIterationInvariantRate);
     });
-    state.counters["GB/s"] = benchmark::Counter(d.bytes, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void run_sgemm_peak(benchmark::State &state) {
-    constexpr int n = 8192;
-    Gpu &gpu = Gpu::get();
-    std::vector<float> host(std::size_t(n) * n);
-    std::mt19937 rng(7);
-    fill_uniform(host, rng, -1, 1);
-    DeviceBuffer a(host), b(host), c(host.size() * sizeof(float));
-    cublasSetMathMode(gpu.cublas, CUBLAS_PEDANTIC_MATH);  // f32 FMAs only, no TF32
-    const float one = 1, zero = 0;
-    time_on_stream(state, [&] {
-        cublasSgemm(gpu.cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<const float *>(a.data()), n,
-                    static_cast<const float *>(b.data()), n, &zero, static_cast<float *>(c.data()), n);
+    or_skip(state, [&] {
+        constexpr int n = 8192;
+        Gpu &gpu = Gpu::get();
+        std::vector<float> host(std::size_t(n) * n);
+        std::mt19937 rng(7);
+        fill_uniform(host, rng, -1, 1);
+        DeviceBuffer a(host), b(host), c(host.size() * sizeof(float));
+        // f32 FMAs only, no TF32
+        if (cublasSetMathMode(gpu.cublas, CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+            throw std::runtime_error("cublasSetMathMode failed");
+        }
+        const float one = 1, zero = 0;
+        time_on_stream(state, [&] {
+            if (cublasSgemm(gpu.cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<const float *>(a.data()), n,
+                            static_cast<const float *>(b.data()), n, &zero, static_cast<float *>(c.data()),
+                            n) != CUBLAS_STATUS_SUCCESS) {
+                throw std::runtime_error("cublasSgemm failed");
+            }
+        });
+        state.counters["GFLOP/s"] =
+            benchmark::Counter(2.0 * n * n * double(n) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     });
-    state.counters["GFLOP/s"] =
-        benchmark::Counter(2.0 * n * n * double(n) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-// Case data is made on first use (after argument parsing), shared by a case's implementations.
-template <typename Case>
-const CaseData &case_data(const Case &c) {
-    static std::vector<std::pair<std::string, std::unique_ptr<CaseData>>> made;
-    for (auto &m : made)
-        if (m.first == c.id) return *m.second;
-    made.emplace_back(c.id, std::make_unique<CaseData>(make_case_data(c)));
-    return *made.back().second;
 }
 
 void register_benchmarks() {
@@ -580,23 +613,23 @@ void register_benchmarks() {
     static const std::vector<ConvCase> convs = conv_cases();
     for (const PoolCase &c : pools) {
         add(c.id + "/poolconv_cuda", [&c](benchmark::State &s) {
-            run_case(s, case_data(c), [&c] { return std::make_unique<PoolconvPool>(case_data(c)); });
+            run_case(s, c, [](const CaseData &d) { return std::make_unique<PoolconvPool>(d); });
         });
         add(c.id + "/cudnn", [&c](benchmark::State &s) {
-            run_case(s, case_data(c), [&c] { return std::make_unique<CudnnPool>(case_data(c)); });
+            run_case(s, c, [](const CaseData &d) { return std::make_unique<CudnnPool>(d); });
         });
-        add(c.id + "/copy", [&c](benchmark::State &s) { run_copy(s, case_data(c)); });
+        add(c.id + "/copy", [&c](benchmark::State &s) { run_copy(s, c); });
     }
     for (const ConvCase &c : convs) {
         add(c.id + "/poolconv_cuda", [&c](benchmark::State &s) {
-            run_case(s, case_data(c), [&c] { return std::make_unique<PoolconvConv>(case_data(c)); });
+            run_case(s, c, [](const CaseData &d) { return std::make_unique<PoolconvConv>(d); });
         });
         const std::pair<const char *, CudnnConvFlavour> flavours[] = {{"cudnn", CudnnConvFlavour::nchw_fma},
                                                                       {"cudnn_nhwc", CudnnConvFlavour::nhwc_fma},
                                                                       {"cudnn_tf32", CudnnConvFlavour::nchw_default_math}};
         for (const auto &[name, flavour] : flavours) {
             add(c.id + "/" + name, [&c, flavour = flavour](benchmark::State &s) {
-                run_case(s, case_data(c), [&c, flavour] { return std::make_unique<CudnnConv>(case_data(c), flavour); });
+                run_case(s, c, [flavour](const CaseData &d) { return std::make_unique<CudnnConv>(d, flavour); });
             });
         }
     }

@@ -127,6 +127,9 @@ void set_cuda_context(GpuContext context) {
     detail::ensure_runtime_ready();
 #ifdef POOLCONV_HAVE_CUDA
     install_cuda_hooks();
+    // Device buffers cached by earlier calls (gpu_present) were last used in the old stream: freed
+    // now (cuMemFree waits for the device), none is reused in the new one before that work is done.
+    halide_cuda_release_unused_device_allocations(nullptr);
     g_cuda_stream = context.queue;
     g_cuda_context = context.context;
 #else

@@ -74,8 +74,9 @@ inline constexpr int64_t kGpuSharedMemoryBytes = 48 * 1024;
 
 // An upper bound of the shared memory one staging step takes (Halide sizes it per launch): the x
 // window of 32 columns, all stride phases; kGpuConvRows rows; the whole z window (one output
-// plane per launch). Strides and dilations as the call gives them (the kernels may get 1 where an
-// axis has one output or one tap: smaller).
+// plane per launch); kGpuStagedChannels channels, one for depthwise convolutions (their kernels
+// stage the group's one channel). Strides and dilations as the call gives them (the kernels may
+// get 1 where an axis has one output or one tap: smaller).
 // Each extent is capped just above the limit, so that the product cannot overflow: any capped one
 // exceeds the limit alone.
 inline int64_t gpu_staged_window_bytes(const ConvCallFacts &f) {
@@ -83,7 +84,8 @@ inline int64_t gpu_staged_window_bytes(const ConvCallFacts &f) {
     const int64_t x = capped((kGpuWarpLanes + 1) * f.stride[0] + (f.kernel[0] - 1) * f.dilation[0]);
     const int64_t y = capped((kGpuConvRows - 1) * f.stride[1] + (f.kernel[1] - 1) * f.dilation[1] + 1);
     const int64_t z = capped((f.kernel[2] - 1) * f.dilation[2] + 1);
-    return kGpuStagedChannels * x * y * z * int64_t(sizeof(float));
+    const int64_t channels = f.depthwise ? 1 : kGpuStagedChannels;
+    return channels * x * y * z * int64_t(sizeof(float));
 }
 
 // The plan for a call, given which plans have a kernel on the call's path (`built(plan)`: the CPU

@@ -84,7 +84,9 @@ TEST(ConvPlan, ChoiceTable) {
         // Extents far beyond any shared memory do not overflow the bound.
         {"stride 2^30", facts3d({3, 3, 3}, {1 << 30, 1 << 30, 1 << 30}, {1 << 30, 1 << 30, 1 << 30}, 1), P::general,
          P::wide_window},
-        {"3x3 depthwise, dilation 32", facts2d(3, 3, 1, 1, 32, 32, 56, true), P::depthwise, P::wide_window},
+        // Depthwise kernels stage one channel: 26 KiB here, which fits; at dilation 64, 83 KiB.
+        {"3x3 depthwise, dilation 32", facts2d(3, 3, 1, 1, 32, 32, 56, true), P::depthwise, P::depthwise},
+        {"3x3 depthwise, dilation 64", facts2d(3, 3, 1, 1, 64, 64, 56, true), P::depthwise, P::wide_window},
     };
     auto all = [](ConvPlan p) { return p != ConvPlan::wide_window; };
     auto gpu = [](ConvPlan p) {
@@ -105,7 +107,8 @@ TEST(ConvPlan, StagedWindowBytes) {
     EXPECT_EQ(gpu_staged_window_bytes(facts3d({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 56)), 4 * 4 * 35 * 6 * 3);
     EXPECT_EQ(gpu_staged_window_bytes(facts2d(3, 3, 1, 1, 2, 2, 32)), 4 * 4 * 37 * 8);
     EXPECT_EQ(gpu_staged_window_bytes(facts2d(4, 4, 4, 4, 1, 1, 56)), 4 * 4 * 135 * 16);
-    EXPECT_EQ(gpu_staged_window_bytes(facts1d(31, true)), 4 * 4 * 63 * 4);  // 4 rows: an upper bound
+    EXPECT_EQ(gpu_staged_window_bytes(facts1d(31, true)), 4 * 63 * 4);  // 1 channel; 4 rows: an upper bound
+    EXPECT_EQ(gpu_staged_window_bytes(facts1d(31, false)), 4 * 4 * 63 * 4);
     EXPECT_GT(gpu_staged_window_bytes(facts3d({3, 3, 3}, {1 << 30, 1 << 30, 1 << 30}, {1, 1, 1}, 1)),
               kGpuSharedMemoryBytes);
 }

@@ -277,7 +277,7 @@ TEST_P(RandomConvolution, KernelChoice) {
         // Windows too wide to stage in a GPU block's shared memory (schedules/conv_plan.h).
         {"3x3x3 stride 2, dilation 2", {1, 4, 12, 14, 16}, {8, 4, 3, 3, 3}, {2, 2, 2}, {2, 2, 2}, 2, 1, wide_window},
         {"11x11 stride 4", {1, 3, 40, 60}, {8, 3, 11, 11}, {4, 4}, {}, 2, 1, wide_window},
-        {"3x3 depthwise, dilation 32", {1, 4, 70, 70}, {4, 1, 3, 3}, {}, {32, 32}, 32, 4, gpu ? wide_window : depthwise},
+        {"3x3 depthwise, dilation 64", {1, 4, 130, 140}, {4, 1, 3, 3}, {}, {64, 64}, 64, 4, gpu ? wide_window : depthwise},
     };
     Rng rng(3007);
     for (const Choice &choice : choices) {
