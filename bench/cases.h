@@ -10,6 +10,13 @@
 
 namespace poolconv_bench {
 
+// Elements of a dense tensor of `shape`.
+inline int64_t element_count(const std::vector<int64_t> &shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
 enum class PoolOp { max, avg };
 
 struct PoolCase {

@@ -70,12 +70,6 @@ void check_cudnn(cudnnStatus_t s, const char *what) {
     if (s != CUDNN_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cudnnGetErrorString(s));
 }
 
-int64_t element_count(const std::vector<int64_t> &shape) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-}
-
 // One device allocation.
 class DeviceBuffer {
 public:

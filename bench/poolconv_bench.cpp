@@ -117,12 +117,6 @@ poolconv::DType data_type(Impl impl) {
     return poolconv::DType::f32;
 }
 
-int64_t element_count(const std::vector<int64_t> &shape) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-}
-
 // 64-byte aligned, uninitialised storage.
 template <typename T>
 class AlignedBuffer {

@@ -215,10 +215,12 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     // Global pooling (values only, where its kernel is built): each plane reduced as one row, as
     // avg_pool does.
     GlobalPooling flat;
-    const std::string global_name = std::string("global_max_pool_") + dtype_name(input.dtype);
-    const bool global = !indices && detail::kernel_available(global_name, path) &&
-                        as_global_pooling(input, output, attributes, p, &flat);
-    std::string name = global_name;
+    std::string name;
+    bool global = false;
+    if (!indices) {
+        name = std::string("global_max_pool_") + dtype_name(input.dtype);
+        global = detail::kernel_available(name, path) && as_global_pooling(input, output, attributes, p, &flat);
+    }
     if (!global) {
         name = std::string("max_pool_") + dtype_name(input.dtype);
         if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);

@@ -277,6 +277,31 @@ Geometry random_global_geometry(Rng &rng, int rank) {
     return g;
 }
 
+// A global call's tensors: the input, and the output with its bytes outside the view set to
+// kUnwritten; a quarter of them not dense (an input row or channel stride padded, and the output's
+// channel stride).
+constexpr uint8_t kUnwritten = 0xA5;
+struct GlobalTensors {
+    Tensor input, got;
+};
+GlobalTensors random_global_tensors(Rng &rng, DType dtype, const Geometry &g) {
+    const int rank = static_cast<int>(g.input_shape.size());
+    Shape extra_in(static_cast<std::size_t>(rank), 0), extra_out(static_cast<std::size_t>(rank), 0);
+    if (chance(rng, 0.25)) {
+        extra_in[static_cast<std::size_t>(uniform(rng, 1, rank - 1))] = uniform(rng, 1, 3);
+        extra_out[1] = uniform(rng, 0, 2);
+    }
+    GlobalTensors t{Tensor::padded(dtype, g.input_shape, extra_in), Tensor::padded(dtype, g.output_shape, extra_out)};
+    t.got.fill_bytes(kUnwritten);
+    return t;
+}
+
+// Whether a call left `got`'s bytes outside its view as random_global_tensors set them.
+::testing::AssertionResult nothing_written_outside_the_view(const Tensor &got) {
+    if (got.bytes_outside_view_not_equal(kUnwritten) == 0) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "output written outside the view";
+}
+
 TEST_P(RandomPooling, AvgPoolGlobal) {
     Rng rng(5005);
     test::FailureBudget budget;
@@ -289,20 +314,11 @@ TEST_P(RandomPooling, AvgPoolGlobal) {
         const DType dtype = kAvgPoolTypes[uniform(rng, 0, kLastAvgPoolType)];
         test::FillOptions fill;
         fill.ties = test::is_16_bit(dtype) || chance(rng, 0.5);
-        // Sometimes a non-dense input or output (rows or channels padded).
-        const bool strided = chance(rng, 0.25);
-        Shape extra_in(static_cast<std::size_t>(rank), 0), extra_out(static_cast<std::size_t>(rank), 0);
-        if (strided) {
-            extra_in[static_cast<std::size_t>(uniform(rng, 1, rank - 1))] = uniform(rng, 1, 3);
-            extra_out[1] = uniform(rng, 0, 2);
-        }
-        Tensor input = Tensor::padded(dtype, g.input_shape, extra_in);
+        auto [input, got] = random_global_tensors(rng, dtype, g);
         test::fill_random(input, rng, fill);
         double max_abs = 0;
         for (int64_t i = 0; i < input.element_count(); i++) max_abs = std::max(max_abs, std::fabs(input.get(i)));
         Tensor expected = Tensor::dense(dtype, g.output_shape);
-        Tensor got = Tensor::padded(dtype, g.output_shape, extra_out);
-        got.fill_bytes(0xA5);
         reference::avg_pool(input.dense_copy().view(), expected.view(), a);
         const std::string where = context(it, "global avg_pool", dtype, g, test::describe(a));
         try {
@@ -324,10 +340,7 @@ TEST_P(RandomPooling, AvgPoolGlobal) {
             o.abs_tol = std::max(o.rel_tol, taps * (f64 ? 0x1p-53 : 0x1p-24)) * max_abs;
         }
         budget.check(test::tensors_match(got, expected, o), where);
-        budget.check(got.bytes_outside_view_not_equal(0xA5) == 0
-                         ? ::testing::AssertionSuccess()
-                         : ::testing::AssertionFailure() << "output written outside the view",
-                     where);
+        budget.check(nothing_written_outside_the_view(got), where);
     }
 }
 
@@ -342,17 +355,9 @@ TEST_P(RandomPooling, MaxPoolGlobal) {
         static_cast<PoolAttributes &>(a) = g.attributes;
         const DType dtype = kMaxPoolTypes[uniform(rng, 0, 5)];
         const test::FillOptions fill = max_pool_fill(rng, chance(rng, 0.3));
-        // Sometimes a non-dense input or output (rows or channels padded).
-        Shape extra_in(static_cast<std::size_t>(rank), 0), extra_out(static_cast<std::size_t>(rank), 0);
-        if (chance(rng, 0.25)) {
-            extra_in[static_cast<std::size_t>(uniform(rng, 1, rank - 1))] = uniform(rng, 1, 3);
-            extra_out[1] = uniform(rng, 0, 2);
-        }
-        Tensor input = Tensor::padded(dtype, g.input_shape, extra_in);
+        auto [input, got] = random_global_tensors(rng, dtype, g);
         test::fill_random(input, rng, fill);
         Tensor expected = Tensor::dense(dtype, g.output_shape);
-        Tensor got = Tensor::padded(dtype, g.output_shape, extra_out);
-        got.fill_bytes(0xA5);
         reference::max_pool(input.dense_copy().view(), expected.view(), a);
         const std::string where =
             context(it, "global max_pool", dtype, g, test::describe(a) + ", " + describe_fill(fill)) + dump_small(input);
@@ -363,10 +368,7 @@ TEST_P(RandomPooling, MaxPoolGlobal) {
             continue;
         }
         budget.check(test::tensors_match(got, expected), where);
-        budget.check(got.bytes_outside_view_not_equal(0xA5) == 0
-                         ? ::testing::AssertionSuccess()
-                         : ::testing::AssertionFailure() << "output written outside the view",
-                     where);
+        budget.check(nothing_written_outside_the_view(got), where);
     }
 }
 
