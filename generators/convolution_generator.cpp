@@ -239,6 +239,7 @@ public:
         stages.kernel_z = extent(weights, "weights", 3);
         stages.output_width = extent(output, "output", 0);
         stages.output_height = extent(output, "output", 1);
+        stages.output_images = extent(output, "output", 4) * extent(output, "output", 5);
         stages.stride_x = stride_at[0];
         stages.stride_y = stride_at[1];
         stages.dilation_x = dilation_at[0];

@@ -25,9 +25,10 @@ struct ConvolutionStages {
     // (these); empty where input_copy is one pure definition.
     std::vector<Halide::RVar> copied_plane;
 
-    // Runtime attributes the plan specializes on, and the output plane size it sizes x chunks by.
+    // Runtime attributes the plan specializes on, the output plane size it sizes x chunks by, and
+    // the output's groups times its batch (the planes a channel tile's tasks span).
     Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y;
-    Halide::Expr output_width, output_height;
+    Halide::Expr output_width, output_height, output_images;
 };
 
 // The target's accumulator tile for `plan` (one of TargetParams' tiles).
