@@ -34,7 +34,7 @@
 //   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share);
 //   1-D depthwise kernels only for strides 1 and 2, with 3-tap 1-D windows unrolled.
 //
-// On Zen 5 (AVX-512): 63-98% of the FMA peak on C1-C9, depthwise C5 18%, C11 30% (README.md's table).
+// On Zen 5 (AVX-512): 71-102% of the FMA peak on C1-C9, depthwise C5 18%, C11 29% (README.md's table).
 #include "schedules/convolution_schedule.h"
 
 #include <string>

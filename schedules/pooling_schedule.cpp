@@ -27,7 +27,7 @@
 // registers on 7x7 planes; each task sums at least 64K taps.
 //
 // Speed: measured against oneDNN and against the copy bandwidth at each shape's footprint in
-// README.md's tables (Zen 5, AVX-512: 8-61% of that bandwidth).
+// README.md's tables (Zen 5, AVX-512: 9-59% of that bandwidth).
 #include "schedules/pooling_schedule.h"
 
 #include <algorithm>
