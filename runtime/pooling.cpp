@@ -38,12 +38,10 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
                           std::initializer_list<DType> supported) {
     detail::ensure_runtime_ready();
     bool type_ok = false;
-    std::string names;
-    for (DType t : supported) {
-        type_ok = type_ok || t == input.dtype;
-        names += std::string(names.empty() ? "" : ", ") + dtype_name(t);
-    }
+    for (DType t : supported) type_ok = type_ok || t == input.dtype;
     if (!type_ok) {
+        std::string names;
+        for (DType t : supported) names += std::string(names.empty() ? "" : ", ") + dtype_name(t);
         throw Error(std::string(op) + ": input dtype " + dtype_name(input.dtype) + " is not supported (supported: " +
                     names + ")");
     }
