@@ -540,24 +540,19 @@ void or_skip(benchmark::State &state, const std::function<void()> &body) {
 template <typename Case>
 void run_case(benchmark::State &state, const Case &c,
               const std::function<std::unique_ptr<Runner>(const CaseData &)> &make) {
-    const CaseData *data = nullptr;
-    bool timed = false;
     or_skip(state, [&] {
         const CaseData &d = case_data(c);
-        data = &d;
         std::unique_ptr<Runner> runner = make(d);
         runner->run();
         check_cuda(cudaStreamSynchronize(Gpu::get().stream), "cudaStreamSynchronize");
         const std::string wrong = runner->check(d);
         if (!wrong.empty()) throw std::runtime_error(wrong);
         time_on_stream(state, [&] { runner->run(); });
-        timed = true;
+        state.counters["GB/s"] = benchmark::Counter(d.bytes, benchmark::Counter::kIsIterationInvariantRate);
+        if (d.flops > 0) {
+            state.counters["GFLOP/s"] = benchmark::Counter(d.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+        }
     });
-    if (!timed) return;
-    state.counters["GB/s"] = benchmark::Counter(data->bytes, benchmark::Counter::kIsIterationInvariantRate);
-    if (data->flops > 0) {
-        state.counters["GFLOP/s"] = benchmark::Counter(data->flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    }
 }
 
 void run_copy(benchmark::State &state, const PoolCase &c) {

@@ -37,9 +37,7 @@ struct PreparedPool {
 PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorView &output, const PoolAttributes &a,
                           std::initializer_list<DType> supported) {
     detail::ensure_runtime_ready();
-    bool type_ok = false;
-    for (DType t : supported) type_ok = type_ok || t == input.dtype;
-    if (!type_ok) {
+    if (std::find(supported.begin(), supported.end(), input.dtype) == supported.end()) {
         std::string names;
         for (DType t : supported) names += std::string(names.empty() ? "" : ", ") + dtype_name(t);
         throw Error(std::string(op) + ": input dtype " + dtype_name(input.dtype) + " is not supported (supported: " +

@@ -73,8 +73,8 @@ public:
     // The kernel run() calls for these tensors on the instruction set in use, without running it:
     // "conv_<type>", "conv_<type>_depthwise", "_depthwise_1d", "_pointwise" or "_row_pairs" (README,
     // "CPU convolution kernels"; GPUs: "_wide_window" too, docs/PLATFORMS.md), or "" when the output
-    // is empty; set_schedule_author's kernels are
-    // these with "_<author>" appended. Checks the tensors as run() does.
+    // is empty; set_schedule_author's kernels are these with "_<author>" appended. Checks the
+    // tensors as run() does.
     // For profiling, and for tests of the runtime's choice.
     std::string kernel_name(const TensorView &input, const TensorView &output) const;
 
