@@ -284,7 +284,7 @@ std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weig
         }
         if (bias) {
             const auto *b = static_cast<const unsigned char *>(bias->data);
-            const int64_t stride = bias->effective_strides()[0];
+            const int64_t stride = bias->effective_stride(0);
             packed->set_bias(static_cast<std::size_t>(g * ob + cog),
                              element_as_double(dtype, b + static_cast<std::size_t>(co * stride) * size));
         }
@@ -359,7 +359,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     detail::check_tensor(kOp, "input", input, dtype_, input.shape);
     detail::check_tensor(kOp, "output", output, dtype_, geometry.output_shape);
     for (const TensorView *t : {&input, &output}) {
-        const int64_t channel_stride = t->effective_strides()[1];
+        const int64_t channel_stride = t->effective_stride(1);
         detail::to_int32(kOp, "group stride", 0, channel_stride * (t->shape[1] / group_));
     }
     // Host tensors on a GPU path whose backend has no kernels of this type (bf16 anywhere, f16 on

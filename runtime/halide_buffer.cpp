@@ -29,11 +29,11 @@ halide_dimension_t dimension(int64_t extent, int64_t stride) {
 }
 }  // namespace
 
-void KernelBuffer::set_spatial(const TensorView &view, const std::vector<int64_t> &strides) {
+void KernelBuffer::set_spatial(const TensorView &view) {
     const int rank = view.rank();
     for (int a = 0; a < 3; a++) {
         const int view_dim = rank - 1 - a;  // spatial dims are 2 .. rank - 1, W last
-        dims_[a] = view_dim >= 2 ? dimension(view.shape[view_dim], strides[view_dim]) : halide_dimension_t(0, 1, 0);
+        dims_[a] = view_dim >= 2 ? dimension(view.shape[view_dim], view.effective_stride(view_dim)) : halide_dimension_t(0, 1, 0);
     }
     buffer_.host = static_cast<uint8_t *>(view.data);
     buffer_.flags = halide_buffer_flag_host_dirty;
@@ -42,21 +42,20 @@ void KernelBuffer::set_spatial(const TensorView &view, const std::vector<int64_t
 }
 
 KernelBuffer::KernelBuffer(const TensorView &view) {
-    const std::vector<int64_t> strides = view.effective_strides();
-    set_spatial(view, strides);
-    dims_[3] = dimension(view.shape[1], strides[1]);
-    dims_[4] = dimension(view.shape[0], strides[0]);
+    set_spatial(view);
+    dims_[3] = dimension(view.shape[1], view.effective_stride(1));
+    dims_[4] = dimension(view.shape[0], view.effective_stride(0));
     buffer_.dimensions = 5;
     wrap_device(view);
 }
 
 KernelBuffer::KernelBuffer(const TensorView &view, int64_t groups) {
-    const std::vector<int64_t> strides = view.effective_strides();
-    set_spatial(view, strides);
+    set_spatial(view);
     const int64_t per_group = view.shape[1] / groups;
-    dims_[3] = dimension(per_group, strides[1]);
-    dims_[4] = dimension(groups, strides[1] * per_group);
-    dims_[5] = dimension(view.shape[0], strides[0]);
+    const int64_t channel_stride = view.effective_stride(1);
+    dims_[3] = dimension(per_group, channel_stride);
+    dims_[4] = dimension(groups, channel_stride * per_group);
+    dims_[5] = dimension(view.shape[0], view.effective_stride(0));
     buffer_.dimensions = 6;
     wrap_device(view);
 }

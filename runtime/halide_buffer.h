@@ -39,7 +39,7 @@ public:
 private:
     static constexpr int kMaxDims = 7;  // packed convolution weights
     // The spatial axes x, y, z of `view` into dims_[0..2].
-    void set_spatial(const TensorView &view, const std::vector<int64_t> &strides);
+    void set_spatial(const TensorView &view);
     // A device view's allocation becomes the buffer's device side.
     void wrap_device(const TensorView &view);
 

@@ -171,17 +171,15 @@ bool as_global_pooling(const TensorView &input, const TensorView &output, const 
         }
         plane *= in;
     }
-    const std::vector<int64_t> in_strides = input.effective_strides();
     int64_t dense = 1;
     for (std::size_t d = input.shape.size(); d-- > 2;) {
-        if (in_strides[d] != dense && input.shape[d] != 1) return false;
+        if (input.effective_stride(d) != dense && input.shape[d] != 1) return false;
         dense *= input.shape[d];
     }
-    const std::vector<int64_t> out_strides = output.effective_strides();
-    flat->input = TensorView{input.dtype, {input.shape[0], input.shape[1], plane}, {in_strides[0], in_strides[1], 1},
-                             input.data, input.memory};
-    flat->output = TensorView{output.dtype, {input.shape[0], input.shape[1], 1}, {out_strides[0], out_strides[1], 1},
-                              output.data, output.memory};
+    flat->input = TensorView{input.dtype, {input.shape[0], input.shape[1], plane},
+                             {input.effective_stride(0), input.effective_stride(1), 1}, input.data, input.memory};
+    flat->output = TensorView{output.dtype, {input.shape[0], input.shape[1], 1},
+                              {output.effective_stride(0), output.effective_stride(1), 1}, output.data, output.memory};
     flat->window = KernelWindow{};
     flat->window.kernel[0] = static_cast<int32_t>(plane);  // < element count < 2^31
     return true;

@@ -36,7 +36,10 @@ PoolGeometry infer_pool_geometry(const char *op, const std::vector<int64_t> &inp
     const auto given_end = detail::spatial_list(op, "pads_end", use_pads ? a.pads_end : std::vector<int64_t>{}, spatial, 0, 0);
 
     PoolGeometry g;
+    g.output_shape.reserve(input_shape.size());  // one allocation per list: see SpatialValues
     g.output_shape = {input_shape[0], input_shape[1]};
+    g.pads_begin.reserve(spatial);
+    g.pads_end.reserve(spatial);
     for (std::size_t i = 0; i < spatial; i++) {
         const int64_t in = input_shape[i + 2];
         const int64_t s = strides[i];

@@ -56,14 +56,16 @@ const char *memory_name(Memory memory) {
 }
 
 std::vector<int64_t> TensorView::effective_strides() const {
-    if (!strides.empty()) return strides;
-    std::vector<int64_t> dense(shape.size());
+    std::vector<int64_t> all(shape.size());
+    for (std::size_t d = 0; d < shape.size(); d++) all[d] = effective_stride(d);
+    return all;
+}
+
+int64_t TensorView::effective_stride(std::size_t d) const {
+    if (!strides.empty()) return strides[d];
     int64_t stride = 1;
-    for (std::size_t i = shape.size(); i-- > 0;) {
-        dense[i] = stride;
-        stride = checked_mul(stride, shape[i] > 0 ? shape[i] : 1, "tensor strides");
-    }
-    return dense;
+    for (std::size_t i = shape.size(); --i > d;) stride = checked_mul(stride, shape[i] > 0 ? shape[i] : 1, "tensor strides");
+    return stride;
 }
 
 std::string shape_to_string(const std::vector<int64_t> &shape) {

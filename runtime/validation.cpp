@@ -12,11 +12,13 @@ void check_rank(const char *op, const char *what, const std::vector<int64_t> &sh
     }
 }
 
-std::vector<int64_t> spatial_list(const char *op, const char *name, const std::vector<int64_t> &values,
-                                  std::size_t spatial, int64_t default_value, int64_t min_value) {
+SpatialValues spatial_list(const char *op, const char *name, const std::vector<int64_t> &values, std::size_t spatial,
+                           int64_t default_value, int64_t min_value) {
+    SpatialValues list;
+    list.fill(default_value);
     if (values.empty()) {
         if (default_value < 0) throw Error(std::string(op) + ": " + name + " is required");
-        return std::vector<int64_t>(spatial, default_value);
+        return list;
     }
     if (values.size() != spatial) {
         throw Error(std::string(op) + ": " + name + " has " + std::to_string(values.size()) +
@@ -27,37 +29,39 @@ std::vector<int64_t> spatial_list(const char *op, const char *name, const std::v
             throw Error(std::string(op) + ": " + name + "[" + std::to_string(i) + "] must be >= " +
                         std::to_string(min_value) + ", got " + std::to_string(values[i]));
         }
+        list[i] = values[i];
     }
-    return values;
+    return list;
 }
 
 void check_tensor(const char *op, const char *what, const TensorView &t, DType dtype,
                   const std::vector<int64_t> &expected_shape) {
-    const std::string prefix = std::string(op) + ": " + what;
+    // Built only for an error: this check runs on every call.
+    const auto prefix = [&] { return std::string(op) + ": " + what; };
     if (t.dtype != dtype) {
-        throw Error(prefix + " has dtype " + dtype_name(t.dtype) + ", expected " + dtype_name(dtype));
+        throw Error(prefix() + " has dtype " + dtype_name(t.dtype) + ", expected " + dtype_name(dtype));
     }
     if (t.shape != expected_shape) {
-        throw Error(prefix + " has shape " + shape_to_string(t.shape) + ", expected " + shape_to_string(expected_shape));
+        throw Error(prefix() + " has shape " + shape_to_string(t.shape) + ", expected " + shape_to_string(expected_shape));
     }
     const int64_t count = t.element_count();
     if (count > std::numeric_limits<int32_t>::max()) {
-        throw Error(prefix + " has " + std::to_string(count) + " elements; kernels take at most 2^31-1");
+        throw Error(prefix() + " has " + std::to_string(count) + " elements; kernels take at most 2^31-1");
     }
     if (!t.strides.empty()) {
         if (t.strides.size() != t.shape.size()) {
-            throw Error(prefix + " has " + std::to_string(t.strides.size()) + " strides for rank " +
+            throw Error(prefix() + " has " + std::to_string(t.strides.size()) + " strides for rank " +
                         std::to_string(t.shape.size()));
         }
         for (std::size_t i = 0; i < t.strides.size(); i++) {
             if (t.strides[i] < 1 || t.strides[i] > std::numeric_limits<int32_t>::max()) {
-                throw Error(prefix + " stride[" + std::to_string(i) + "] = " + std::to_string(t.strides[i]) +
+                throw Error(prefix() + " stride[" + std::to_string(i) + "] = " + std::to_string(t.strides[i]) +
                             " is outside [1, 2^31-1]");
             }
         }
-        if (t.strides.back() != 1) throw Error(prefix + ": the last dimension must be contiguous (stride 1)");
+        if (t.strides.back() != 1) throw Error(prefix() + ": the last dimension must be contiguous (stride 1)");
     }
-    if (count > 0 && t.data == nullptr) throw Error(prefix + " has null data");
+    if (count > 0 && t.data == nullptr) throw Error(prefix() + " has null data");
 }
 
 int32_t to_int32(const char *op, const char *name, std::size_t i, int64_t v) {

@@ -1,6 +1,7 @@
 // Argument checks shared by the operators, each throwing Error with a message naming the argument.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,9 +14,14 @@ namespace poolconv::detail {
 // Rank must be 3, 4 or 5 (N, C and 1 to 3 spatial dimensions).
 void check_rank(const char *op, const char *what, const std::vector<int64_t> &shape);
 
+// One value per spatial dimension (at most 3; entries past the input's spatial dimensions are
+// unused), in place: the operators resolve their attributes on every call, and a call can take
+// only microseconds (a global average pool of 2048 7x7 planes), where each heap allocation shows.
+using SpatialValues = std::array<int64_t, 3>;
+
 // One value per spatial dimension, each >= min_value. An empty list means "all default_value";
 // default_value < 0 means the list is required.
-std::vector<int64_t> spatial_list(const char *op, const char *name, const std::vector<int64_t> &values,
+SpatialValues spatial_list(const char *op, const char *name, const std::vector<int64_t> &values,
                                   std::size_t spatial, int64_t default_value, int64_t min_value);
 
 // A tensor a kernel can take: non-null data (unless empty), the given shape and dtype, positive

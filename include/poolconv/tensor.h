@@ -61,6 +61,8 @@ struct TensorView {
     int64_t element_count() const;
     // strides, or the dense row-major strides when `strides` is empty.
     std::vector<int64_t> effective_strides() const;
+    // effective_strides()[d], without building the vector (the runtime reads strides per call).
+    int64_t effective_stride(std::size_t d) const;
 };
 
 // "[1,64,112,112]", for messages.
