@@ -302,5 +302,26 @@ TEST(ShapeInference, WindowReachUpToInt32Max) {
                        {"window reach[0]", "32-bit range"});
 }
 
+// ---- Tensor strides ----
+
+// TensorView::effective_stride(d), which the operators read per call, is effective_strides()[d]:
+// dense row-major strides (a zero extent counts as 1) or the view's own strides.
+TEST(TensorViewStrides, EffectiveStrideIsTheListsEntry) {
+    void *const no_data = nullptr;  // strides only: no element is read
+    const std::vector<TensorView> views = {
+        TensorView::dense(DType::f32, {2, 3, 5, 7}, no_data),
+        TensorView::dense(DType::f32, {4, 0, 6}, no_data),
+        TensorView::dense(DType::f32, {1, 1, 1, 9, 11}, no_data),
+        TensorView{DType::f32, {2, 3, 4}, {100, 20, 1}, no_data},
+    };
+    const std::vector<Shape> expected = {{105, 35, 7, 1}, {6, 6, 1}, {99, 99, 99, 11, 1}, {100, 20, 1}};
+    for (std::size_t v = 0; v < views.size(); v++) {
+        EXPECT_EQ(views[v].effective_strides(), expected[v]) << "view " << v;
+        for (std::size_t d = 0; d < views[v].shape.size(); d++) {
+            EXPECT_EQ(views[v].effective_stride(d), expected[v][d]) << "view " << v << ", dimension " << d;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace poolconv
