@@ -56,6 +56,7 @@ const char *memory_name(Memory memory) {
 }
 
 std::vector<int64_t> TensorView::effective_strides() const {
+    if (!strides.empty()) return strides;  // as given, also before check_tensor has seen them
     std::vector<int64_t> all(shape.size());
     for (std::size_t d = 0; d < shape.size(); d++) all[d] = effective_stride(d);
     return all;

@@ -62,6 +62,7 @@ struct TensorView {
     // strides, or the dense row-major strides when `strides` is empty.
     std::vector<int64_t> effective_strides() const;
     // effective_strides()[d], without building the vector (the runtime reads strides per call).
+    // d < rank(), and strides, if given, has rank() entries (as every checked view has).
     int64_t effective_stride(std::size_t d) const;
 };
 
