@@ -21,8 +21,8 @@ using SpatialValues = std::array<int64_t, 3>;
 
 // One value per spatial dimension, each >= min_value. An empty list means "all default_value";
 // default_value < 0 means the list is required.
-SpatialValues spatial_list(const char *op, const char *name, const std::vector<int64_t> &values,
-                                  std::size_t spatial, int64_t default_value, int64_t min_value);
+SpatialValues spatial_list(const char *op, const char *name, const std::vector<int64_t> &values, std::size_t spatial,
+                           int64_t default_value, int64_t min_value);
 
 // A tensor a kernel can take: non-null data (unless empty), the given shape and dtype, positive
 // strides with a contiguous last dimension, and at most 2^31 - 1 elements.

@@ -39,7 +39,8 @@ std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halid
 // (convolutions but depthwise; none for other kernels).
 std::vector<Candidate> task_candidates(const KernelGenerator &kernel, const Candidate &ours);
 
-// Last, the searches that take a minute or more: Adams2019's beam search.
+// Last, the searches that take a minute or more: Adams2019's beam search (not for 3-D layers:
+// tune/main.cpp says why).
 std::vector<Candidate> search_candidates(int threads);
 
 // The layer spec (generators/fixed_layer.h) of a recorded kernel call.

@@ -310,7 +310,8 @@ int tune(const Options &o) {
             // No beam search on 3-D layers: on C7 (1x16x16x56x56 * 32x16x3x3x3, Zen 4, 1 thread)
             // Adams2019's beam 32 was still searching after 5 minutes, at 16.6 GB, where a 2-D
             // 3x3 convolution takes about 45 s; a started search cannot be stopped.
-            if (layer.input_shape.size() < 5) {
+            const bool three_d = layer.input_shape.size() == 5;  // N, C, D, H, W
+            if (!three_d) {
                 for (const Candidate &c : search_candidates(o.threads)) try_candidate(c);
                 for (std::size_t r = 1; r < retrained.size(); r++) try_candidate(retrained[r]);
             } else {
