@@ -67,6 +67,10 @@ public:
     //                 output channels, and takes only weights of one input channel per group;
     //   depthwise_1d  the same for outputs one row high (1-D convolutions): tiles a row's
     //                 columns, where the depthwise tile's other rows would be discarded;
+    //   channel_vectors  undilated 3x3 kernels at stride 1 (AVX-512 f32 only): tiles of output-
+    //                 channel vectors by columns, each tap a broadcast input value per column.
+    //                 Computes any convolution correctly; the runtime sends it those on rows its
+    //                 row-pair kernels' vectors would overrun (schedules/conv_plan.h);
     //   pointwise     1x1 kernels with stride 1 and no padding, a matrix product over the pixels:
     //                 the runtime passes dense spatial axes as one x axis (so tiles do not stop at
     //                 row ends), and the kernel takes only 1x1x1 weights.
@@ -82,7 +86,7 @@ public:
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
     // Packed weights (co % kPackedChannels, kx, ky, kz, ci, co / kPackedChannels, g), in the
-    // arithmetic type. The channel extent may exceed the output's (padding channels, zero): tiles
+    // arithmetic type (channel_vectors: runs of kChannelVectorRun instead). The channel extent may exceed the output's (padding channels, zero): tiles
     // read whole runs.
     Input<Buffer<void, 7>> weights{"weights"};
     // Packed bias (co, g), in the arithmetic type, padded like the weights' co axis (zeros when
@@ -191,9 +195,9 @@ public:
         Var panel_x("panel_x"), panel_index("panel_index");
         panel(panel_x, c, panel_index, g, n) = padded(panel_index * panel_width + panel_x, 0, 0, c, g, n);
 
-        Func sum("sum");
+        Func sum("sum"), tapped("tapped");
         sum(x, y, z, c, g, n) = bias(c, g);
-        const int run = kPackedChannels;
+        const int run = weight_run(kernel_plan);
         const Expr weight = weights(c % run, kx, ky, kz, ci, c / run, g);
         if (pointwise) {
             sum(x, y, z, c, g, n) += weight * panel(x % panel_width, ci, x / panel_width, g, n);
@@ -203,8 +207,17 @@ public:
             // stride), only the strides the schedule specializes (1, 2) simplified to that; the
             // rest divided every lane and gathered.
             const Expr tap_offset = kx * dilation_at[0] - pad_at[0];
-            sum(x, y, z, c, g, n) += weight * phased(x + tap_offset / stride_x, tap_offset % stride_x, at(1, y, ky),
-                                                     at(2, z, kz), ci, g, n);
+            if (kernel_plan == ConvPlan::channel_vectors) {
+                // The same columns, once per kx tap: column x of tap k is tapped(x, k), so no two
+                // taps of a tile read one address (schedules/convolution_schedule.cpp says why).
+                Var k("k");
+                const Expr offset_k = k * dilation_at[0] - pad_at[0];
+                tapped(x, k, y, z, c, g, n) = phased(x + offset_k / stride_x, offset_k % stride_x, y, z, c, g, n);
+                sum(x, y, z, c, g, n) += weight * tapped(x, kx, at(1, y, ky), at(2, z, kz), ci, g, n);
+            } else {
+                sum(x, y, z, c, g, n) += weight * phased(x + tap_offset / stride_x, tap_offset % stride_x, at(1, y, ky),
+                                                         at(2, z, kz), ci, g, n);
+            }
         }
 
         // The fused activation keeps NaNs (strict_float: fast-math would let the comparisons drop them).
@@ -231,6 +244,7 @@ public:
         stages.sum = sum;
         stages.activation_bounds = {activation_min, activation_max};
         stages.input_copy = pointwise ? panel : phased;
+        stages.shifted_copy = tapped;
         stages.input = input;
         stages.taps = {kx, ky, kz, ci};
         if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
@@ -240,6 +254,7 @@ public:
         stages.output_width = extent(output, "output", 0);
         stages.output_height = extent(output, "output", 1);
         stages.output_images = extent(output, "output", 4) * extent(output, "output", 5);
+        stages.output_channels = extent(output, "output", 3);
         stages.stride_x = stride_at[0];
         stages.stride_y = stride_at[1];
         stages.dilation_x = dilation_at[0];
@@ -269,8 +284,9 @@ public:
                                                       : kAnyKernelEstimate;
         const int cin_g = est.channels_in / est.groups, cout_g = est.channels_out / est.groups;
         input.set_estimates({{0, est.spatial[0]}, {0, est.spatial[1]}, {0, est.spatial[2]}, {0, cin_g}, {0, est.groups}, {0, est.batch}});
-        weights.set_estimates({{0, kPackedChannels}, {0, est.kernel[0]}, {0, est.kernel[1]}, {0, est.kernel[2]}, {0, cin_g},
-                               {0, cout_g / kPackedChannels}, {0, est.groups}});
+        const int run = weight_run(kernel_plan);
+        weights.set_estimates({{0, run}, {0, est.kernel[0]}, {0, est.kernel[1]}, {0, est.kernel[2]}, {0, cin_g},
+                               {0, cout_g / run}, {0, est.groups}});
         bias.set_estimates({{0, cout_g}, {0, est.groups}});
         for (int a = 0; a < 3; a++) {
             stride.set_estimate(a, 1);
@@ -295,6 +311,11 @@ public:
         layer_shape.estimate(pad_begin, "pad_begin");
     }
 
+    // Output channels per run of the packed weights (schedules/conv_packing.h).
+    static int weight_run(ConvPlan kernel_plan) {
+        return kernel_plan == ConvPlan::channel_vectors ? kChannelVectorRun : kPackedChannels;
+    }
+
     // The `tile` (XxCxR) or `task` (XxR) parameter's `count` positive numbers.
     static std::vector<int> parse_positive(const std::string &name, const std::string &text, std::size_t count) {
         const std::vector<int> v = FixedLayer::parse_list(text, name);
@@ -315,12 +336,13 @@ public:
             input.dim(d).set_min(0);
             output.dim(d).set_min(0);
         }
-        weights.dim(0).set_bounds(0, kPackedChannels).set_stride(1);
+        const int run = weight_run(kernel_plan);
+        weights.dim(0).set_bounds(0, run).set_stride(1);
         for (int d = 1; d < 7; d++) weights.dim(d).set_min(0);
         // The runtime packs a run's taps densely, kx steps one run: as a constant, the taps of a
         // kernel row address their weights from one register. With a runtime stride each tap had a
         // register of its own, and LLVM spilled them.
-        weights.dim(1).set_stride(kPackedChannels);
+        weights.dim(1).set_stride(run);
         if (pointwise) {
             for (int d = 1; d <= 3; d++) weights.dim(d).set_extent(1);  // kx, ky, kz: the taps vanish
         }

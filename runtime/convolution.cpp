@@ -72,6 +72,37 @@ struct PackedWeights {
         host[1] = view(bias, bias_dims);
     }
 
+    // The host buffers with the weights in runs of kChannelVectorRun output channels instead of
+    // kPackedChannels, as the channel-vector kernels read them (schedules/conv_packing.h): made
+    // from the packed weights on the first call that needs them, then kept.
+    Buffers channel_vector_buffers() const {
+        std::call_once(channel_vector_once, [this] {
+            const std::size_t element = dtype_size(type);
+            // (co in run, kx, ky, kz, ci, co run, g): the same extents but the runs', and strides to match.
+            std::vector<halide_dimension_t> dims = weights_dims;
+            const int32_t from_run = dims[0].extent, to_run = kChannelVectorRun;
+            const int32_t taps_ci = dims[5].stride / from_run;  // kx * ky * kz * ci per channel
+            dims[0].extent = to_run;
+            for (int d = 1; d <= 4; d++) dims[d].stride = dims[d].stride / from_run * to_run;
+            dims[5].extent = dims[5].extent * from_run / to_run;
+            dims[5].stride = taps_ci * to_run;
+            channel_vector_weights.resize(weights.size());
+            const int64_t group_size = int64_t(dims[6].stride), block = int64_t(weights_dims[5].extent) * from_run;
+            for (int64_t g = 0; g < dims[6].extent; g++) {
+                for (int64_t co = 0; co < block; co++) {
+                    for (int64_t t = 0; t < taps_ci; t++) {
+                        const int64_t from = g * group_size + (co / from_run) * taps_ci * from_run + t * from_run + co % from_run;
+                        const int64_t to = g * group_size + (co / to_run) * taps_ci * to_run + t * to_run + co % to_run;
+                        std::memcpy(&channel_vector_weights[std::size_t(to) * element],
+                                    &weights[std::size_t(from) * element], element);
+                    }
+                }
+            }
+            channel_vector_host = view(channel_vector_weights, dims);
+        });
+        return {channel_vector_host->get(), host[1]->get()};
+    }
+
 private:
     // Element i of `array` set to v in the arithmetic type.
     void store(std::vector<unsigned char> &array, std::size_t i, double v) const {
@@ -89,6 +120,9 @@ private:
     }
 
     std::unique_ptr<KernelBuffer> host[2];  // [weights, bias]
+    mutable std::once_flag channel_vector_once;
+    mutable std::vector<unsigned char> channel_vector_weights;
+    mutable std::unique_ptr<KernelBuffer> channel_vector_host;
     mutable std::mutex device_mutex;
     mutable std::unique_ptr<KernelBuffer> device[2][2];  // [cuda, opencl][weights, bias]
 };
@@ -347,6 +381,7 @@ struct PreparedConvolution::Call {
     TensorView input, output;  // as the kernel sees them (pointwise: a plane's axes merged into one)
     int32_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};  // x, y, z
     float clamp_min = -std::numeric_limits<float>::infinity(), clamp_max = std::numeric_limits<float>::infinity();
+    bool channel_vectors = false;  // the kernel reads the weights in runs of kChannelVectorRun
 };
 
 PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input, const TensorView &output) const {
@@ -400,6 +435,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     // The plan (schedules/conv_plan.h): the first that takes the call and has a kernel on its path.
     facts.depthwise = weights_shape_[1] == 1 && weights_shape_[0] == group_;
     facts.output_rows = spatial == 1 ? 1 : geometry.output_shape[input.shape.size() - 2];
+    facts.output_columns = geometry.output_shape.back();
     facts.one_to_one = true;  // each output pixel reads the input pixel at its position
     for (std::size_t i = 0; i < spatial; i++) {
         facts.one_to_one = facts.one_to_one && weights_shape_[i + 2] == 1 &&
@@ -417,6 +453,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         facts, [&](ConvPlan p) { return detail::kernel_built(family + std::string(conv_plan_suffix(p)), path.isa); });
     call.kernel = family + std::string(conv_plan_suffix(plan));
     if (plan == ConvPlan::pointwise) call.input = *merged_input, call.output = *merged_output;
+    call.channel_vectors = plan == ConvPlan::channel_vectors;
     return call;
 }
 
@@ -429,7 +466,8 @@ void PreparedConvolution::run(const TensorView &input, const TensorView &output)
     if (call.kernel.empty()) return;
     auto fn = detail::find_kernel_as<detail::KernelKind::conv>(kOp, call.kernel, call.path);
     detail::KernelBuffer in(call.input, group_), out(call.output, group_);
-    const detail::PackedWeights::Buffers packed = packed_->buffers_for(call.path.isa);
+    const detail::PackedWeights::Buffers packed =
+        call.channel_vectors ? packed_->channel_vector_buffers() : packed_->buffers_for(call.path.isa);
     const int status = fn(in.get(), packed.weights, packed.bias, call.stride[0], call.stride[1], call.stride[2],
                           call.dilation[0], call.dilation[1], call.dilation[2], call.pad_begin[0], call.pad_begin[1],
                           call.pad_begin[2], attributes_.activation != Activation::none, call.clamp_min, call.clamp_max,

@@ -18,7 +18,9 @@ TargetParams arm_neon_params() {
                         /*depthwise_1d_tile=*/{8, 1, 1},
                         // Kept at the general tile: 3 x 8 would fit a 1x1 kernel, but qemu cannot
                         // time it.
-                        /*pointwise_tile=*/{2, 8, 1}};
+                        /*pointwise_tile=*/{2, 8, 1},
+                        // Unused: channel-vector kernels are built for AVX-512 only.
+                        /*channel_vector_tile=*/{12, 8, 1}};
 }
 
 }  // namespace poolconv::schedules

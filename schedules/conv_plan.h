@@ -18,6 +18,7 @@ enum class ConvPlan {
     depthwise,     // one input and one output channel per group: tiles of rows
     depthwise_1d,  // the same, output one row high (1-D convolutions): tiles of one row
     pointwise,     // 1x1 kernel, stride 1, no padding: the runtime passes the spatial axes as one x axis
+    channel_vectors,  // undilated 3x3 kernels, stride 1, 2-D: tiles of output-channel vectors by columns
     wide_window,   // GPUs only: any convolution, the taps reading the input from global memory, for
                    // windows whose staged input would not fit a block's shared memory
 };
@@ -33,6 +34,7 @@ inline constexpr ConvPlanName kConvPlanNames[] = {
     {ConvPlan::depthwise, "depthwise", "_depthwise"},
     {ConvPlan::depthwise_1d, "depthwise_1d", "_depthwise_1d"},
     {ConvPlan::pointwise, "pointwise", "_pointwise"},
+    {ConvPlan::channel_vectors, "channel_vectors", "_channel_vectors"},
     {ConvPlan::wide_window, "wide_window", "_wide_window"},
 };
 
@@ -60,6 +62,7 @@ struct ConvCallFacts {
     int64_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
     bool depthwise = false;     // one input and one output channel per group
     int64_t output_rows = 1;    // output extent along y (1 for 1-D convolutions)
+    int64_t output_columns = 1;  // output extent along x
     bool one_to_one = false;    // 1x1 kernel, stride 1 and no padding along every axis
     bool planes_dense = false;  // input and output planes are dense runs the pointwise kernels can take as one row
 };
@@ -88,6 +91,13 @@ inline int64_t gpu_staged_window_bytes(const ConvCallFacts &f) {
     return channels * x * y * z * int64_t(sizeof(float));
 }
 
+// The channel-vector kernels are built for AVX-512 and f32 only (generators/variants.cmake), where
+// row-pair kernels compute rows in vectors of 16 columns: a 56-wide row (ResNet's) computes 64,
+// a 14-wide one 16. There the channel-vector kernels took 0.81-0.95x the row-pair kernels' time
+// (Zen 4: C1, C4, C9, 28- and 7-wide rows); on 112-wide rows, which vectors cover exactly, 1.05x,
+// and at stride 2 1.5x (so neither takes them).
+inline constexpr int64_t kRowPairVectorLanes = 16;
+
 // The plan for a call, given which plans have a kernel on the call's path (`built(plan)`: the CPU
 // paths have all but wide_window, GPUs general, depthwise and wide_window). The first that takes
 // the call:
@@ -95,12 +105,16 @@ inline int64_t gpu_staged_window_bytes(const ConvCallFacts &f) {
 //   depthwise_1d  depthwise with one output row (its tile is one row; depthwise's is several);
 //   depthwise     one input and one output channel per group;
 //   pointwise     1x1, stride 1, no padding, dense planes (a matrix product over the pixels);
+//   channel_vectors  row_pair_window with stride 1, 2-D, two or more output rows, and rows that
+//                 the row-pair kernels' vectors do not cover exactly (a width that is not a
+//                 multiple of kRowPairVectorLanes): the channel-vector tile is whole
+//                 vectors of output channels, so no lanes go to columns past a row's end;
 //   row_pairs     row_pair_window and two or more output rows;
 //   general       anything.
 template <typename Built>
 ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
-    const ConvPlan order[] = {ConvPlan::wide_window, ConvPlan::depthwise_1d, ConvPlan::depthwise, ConvPlan::pointwise,
-                              ConvPlan::row_pairs};
+    const ConvPlan order[] = {ConvPlan::wide_window, ConvPlan::depthwise_1d, ConvPlan::depthwise,
+                              ConvPlan::pointwise,   ConvPlan::channel_vectors, ConvPlan::row_pairs};
     for (ConvPlan plan : order) {
         bool takes = false;
         switch (plan) {
@@ -108,6 +122,11 @@ ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
         case ConvPlan::depthwise_1d: takes = f.depthwise && f.output_rows == 1; break;
         case ConvPlan::depthwise: takes = f.depthwise; break;
         case ConvPlan::pointwise: takes = !f.depthwise && f.one_to_one && f.planes_dense; break;
+        case ConvPlan::channel_vectors:
+            takes = f.spatial == 2 && f.output_rows >= 2 && f.stride[0] == 1 &&
+                    f.output_columns % kRowPairVectorLanes != 0 &&
+                    row_pair_window(f.kernel[0], f.kernel[1], f.stride[0], f.stride[1], f.dilation[0], f.dilation[1]);
+            break;
         case ConvPlan::row_pairs:
             takes = f.spatial >= 2 && f.output_rows >= 2 &&
                     row_pair_window(f.kernel[0], f.kernel[1], f.stride[0], f.stride[1], f.dilation[0], f.dilation[1]);

@@ -18,6 +18,16 @@
 //   (depthwise_1d_tile): the depthwise tile's other rows would be discarded.
 //   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
 //   tile one vector by two rows (row_pair_tile), so the rows' windows share input rows.
+//   Channel vectors (undilated 3x3, stride 1, 2-D; AVX-512 f32 only, chosen by the runtime where
+//   row pairs' x vectors would run past a row's end) vectorize the other way, as oneDNN's and
+//   ONNX Runtime's direct kernels do: the tile is vectors of output channels by columns
+//   (channel_vector_tile: x_vectors counts columns), each tap one broadcast input value per
+//   column and one weight vector per channel vector; the output tile is stored channel vector by
+//   channel vector (scattered along x's planes). The task copies the input once more per kx tap
+//   (`tapped` in the generator, from `phased`): with one copy the taps of neighbouring columns
+//   read the same addresses, LLVM kept those broadcasts in registers, and the tile spilled.
+//   Tasks are whole rows, 4 rows each, and also split the output channels in parallel chunks
+//   where the rows make fewer than 16 tasks.
 //   Pointwise (1x1, stride 1, no padding) is a matrix product: its x is every pixel of a plane,
 //   its tile the target's pointwise_tile, its chunk up to 2 tiles, and its copy stores the input
 //   in panels one tile wide (`panel` in the generator), so each tile's inputs are contiguous.
@@ -34,9 +44,11 @@
 //   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share);
 //   1-D depthwise kernels only for strides 1 and 2, with 3-tap 1-D windows unrolled.
 //
-// On Zen 5 (AVX-512): 71-102% of the FMA peak on C1-C9, depthwise C5 18%, C11 29% (README.md's table).
+// On Zen 5 (AVX-512): 71-102% of the FMA peak on C1-C9, depthwise C5 18%, C11 29% (README.md's table,
+// before the channel-vector plan).
 #include "schedules/convolution_schedule.h"
 
+#include <algorithm>
 #include <string>
 
 #include "schedules/conv_packing.h"
@@ -50,6 +62,7 @@ ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan) {
            : plan == ConvPlan::depthwise_1d ? target.depthwise_1d_tile
            : plan == ConvPlan::pointwise    ? target.pointwise_tile
            : plan == ConvPlan::row_pairs    ? target.row_pair_tile
+           : plan == ConvPlan::channel_vectors ? target.channel_vector_tile
                                             : target.conv_tile;
 }
 
@@ -64,8 +77,16 @@ ConvTile plan_tile(const TargetParams &target, ConvPlan plan) {
         throw CompileError(std::string("convolution tile for ") + target.name +
                            " breaks the packing contract of schedules/conv_packing.h");
     }
+    // Channel vectors: whole vectors of channels, each inside one run of the weights.
+    const int lanes = target.lanes(Float(32));
+    if (plan == ConvPlan::channel_vectors && (tile.channels % lanes != 0 || kChannelVectorRun % lanes != 0)) {
+        throw CompileError(std::string("channel-vector tile for ") + target.name + " is not whole vectors within a run");
+    }
     return tile;
 }
+
+// Output rows per parallel task of the channel-vector plan.
+constexpr int kChannelVectorTaskRows = 4;
 
 // The loops a kernel's output runs in.
 struct OutputLoops {
@@ -78,8 +99,9 @@ struct OutputLoops {
 OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile, ConvPlan plan,
                             const ConvTaskShape &task_shape) {
     const bool pointwise = plan == ConvPlan::pointwise;
+    const bool channel_vectors = plan == ConvPlan::channel_vectors;
     const int lanes = target.lanes(s.sum.type());
-    const int tile_x = lanes * tile.x_vectors;
+    const int tile_x = channel_vectors ? tile.x_vectors : lanes * tile.x_vectors;
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
     // (bounds inference cannot see that the guarded tiles of a short row stop early). Pointwise
     // rows are whole planes, copied in panels contiguous whatever the chunk: 2 tiles per task ran
@@ -92,7 +114,7 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
     const Expr row_tiles = (s.output_height + tile.rows - 1) / tile.rows;
     const Expr tiles_per_plane = tiles_per_row * row_tiles;
     Expr chunk_tiles = Halide::min(tiles_per_row, pointwise ? 2 : 8);
-    if (tile.channels > 1) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
+    if (tile.channels > 1 && !channel_vectors) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
     if (task_shape.x_tiles > 0) chunk_tiles = Halide::min(tiles_per_row, task_shape.x_tiles);
     const Expr chunk_x = chunk_tiles * tile_x;
     if (tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
@@ -111,8 +133,8 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
     s.output.split(x, xc, x, chunk_x, TailStrategy::GuardWithIf)
         .split(x, xo, xi, tile_x, TailStrategy::GuardWithIf)
         .split(y, yo, yi, tile.rows, TailStrategy::GuardWithIf)
-        .split(c, co, ci, tile.channels, TailStrategy::GuardWithIf)
-        .vectorize(xi, lanes);
+        .split(c, co, ci, tile.channels, TailStrategy::GuardWithIf);
+    if (!channel_vectors) s.output.vectorize(xi, lanes);
     if (pointwise) {
         // A task per chunk of a plane's pixels: its panels hold every input channel of the group.
         s.output.reorder(xi, ci, yi, tile_inner, tile_outer, xc, yo, g, n, z)
@@ -129,17 +151,37 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
         // unchanged); counting up to 8 images (14 row pairs) took 1.04x / 1.00x of that.
         Var yt("yt");
         const Expr images = Halide::min(s.output_images, 4);
-        const Expr task_rows = task_shape.row_tiles > 0 ? Expr(task_shape.row_tiles)
-                                                        : Halide::max(tiles_per_plane * images / (chunk_tiles * 16), 1);
+        // Channel vectors: whole rows (up to 8 tiles) and kChannelVectorTaskRows rows per task:
+        // their per-tap input copies cost as much per task as a row's sums, so fewer rows per task
+        // ran slower (C1 and C9 on Zen 4: 1 or 2 rows 0.57x the speed of 4; 8 no faster).
+        const Expr rule_rows = channel_vectors ? Expr(std::max(kChannelVectorTaskRows / tile.rows, 1))
+                                               : Halide::max(tiles_per_plane * images / (chunk_tiles * 16), 1);
+        const Expr task_rows = task_shape.row_tiles > 0 ? Expr(task_shape.row_tiles) : rule_rows;
         s.output.split(yo, yt, yo, task_rows, TailStrategy::GuardWithIf)
-            .reorder(xi, ci, yi, xo, yo, co, xc, yt, g, n, z)
+            .reorder(channel_vectors ? std::vector<VarOrRVar>{ci, xi, yi, xo, yo, co, xc, yt, g, n, z}
+                                     : std::vector<VarOrRVar>{xi, ci, yi, xo, yo, co, xc, yt, g, n, z})
             .fuse(xc, yt, task)
             .fuse(task, g, task)
             .fuse(task, n, task);
+        if (channel_vectors) {
+            // Where the rows make fewer than 16 tasks (C4's 14 rows make 4), the channel tiles are
+            // split too, in as many parallel chunks as make up 16 (each chunk's tasks copy the
+            // input again). A loop of its own around the tasks: fused into them, the chunk count
+            // (a runtime value) left bounds inference unable to bound the group index.
+            const Expr channel_tiles = Halide::max((s.output_channels + tile.channels - 1) / tile.channels, 1);
+            const Expr row_tasks = Halide::max((row_tiles + task_rows - 1) / task_rows * s.output_images, 1);
+            const Expr chunks = Halide::clamp(16 / row_tasks, 1, channel_tiles);
+            Var cot("cot");
+            s.output.split(co, cot, co, (channel_tiles + chunks - 1) / chunks, TailStrategy::GuardWithIf)
+                .reorder(co, task, cot)
+                .parallel(cot);
+        }
     } else {
         // Depthwise: a task per channel plane; its padded input is that one plane.
         s.output.reorder(xi, ci, yi, tile_inner, tile_outer, xc, yo, g, n, z).fuse(g, n, task);
     }
+    // Vectors of output channels: split after the reorder, so that the vector stays innermost.
+    if (channel_vectors) s.output.vectorize(ci, lanes).unroll(ci).unroll(xi);
     s.output.parallel(task);
     return {task, tile_inner};
 }
@@ -151,6 +193,7 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
     const bool pointwise = plan == ConvPlan::pointwise;
     const std::vector<Var> copy_args = s.input_copy.args();
     s.input_copy.compute_at(s.output, task).vectorize(copy_args[0], lanes);
+    if (s.shifted_copy.defined()) s.shifted_copy.compute_at(s.output, task).vectorize(s.shifted_copy.args()[0], lanes);
     if (pointwise) {
         // Panels (panel_x, ci, panel): each channel's row is read once, across the panels, in
         // order: long runs the prefetchers follow.
@@ -185,12 +228,14 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
 
 // The accumulator tile at the inner tile loop: constant-size and fully unrolled, so it lives in
 // registers. Returns the update over the taps.
-Stage schedule_accumulators(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile,
+Stage schedule_accumulators(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile, ConvPlan plan,
                             const Halide::Var &tile_inner) {
+    const bool channel_vectors = plan == ConvPlan::channel_vectors;
     const int lanes = target.lanes(s.sum.type());
-    const int tile_x = lanes * tile.x_vectors;
+    const int tile_x = channel_vectors ? tile.x_vectors : lanes * tile.x_vectors;
     const std::vector<Var> args = s.output.args();
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &g = args[4], &n = args[5];
+    const Var &vector_axis = channel_vectors ? c : x;
     s.sum.compute_at(s.output, tile_inner)
         .bound_extent(x, tile_x)
         .bound_extent(y, tile.rows)
@@ -198,13 +243,20 @@ Stage schedule_accumulators(ConvolutionStages &s, const TargetParams &target, co
         .bound_extent(z, 1)
         .bound_extent(g, 1)
         .bound_extent(n, 1)
-        .vectorize(x, lanes)
+        .vectorize(vector_axis, lanes)
         .unroll(x)
         .unroll(c)
         .unroll(y);
+    // Channel vectors: stored channel-innermost, so each accumulator is one dense vector.
+    if (channel_vectors) s.sum.reorder_storage(c, x, y, z, g, n);
     const RVar &kx = s.taps[0], &ky = s.taps[1], &kz = s.taps[2], &tap_ci = s.taps[3];
     Stage taps = s.sum.update();
-    taps.reorder(x, c, y, kx, ky, kz, tap_ci).vectorize(x, lanes).unroll(x).unroll(c).unroll(y);
+    if (channel_vectors) {
+        taps.reorder(c, x, y, kx, ky, kz, tap_ci);
+    } else {
+        taps.reorder(x, c, y, kx, ky, kz, tap_ci);
+    }
+    taps.vectorize(vector_axis, lanes).unroll(x).unroll(c).unroll(y);
     return taps;
 }
 
@@ -245,6 +297,11 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
             // (longer ones, up to Conformer's 31 taps, loop over kx; 2-D windows over kx and ky).
             specialize(dense && s.kernel_x == 3 && row).unroll(kx);
             specialize(dense);
+            continue;
+        }
+        if (plan == ConvPlan::channel_vectors) {
+            // The runtime sends only undilated 3x3 kernels at stride 1 on 2-D planes.
+            if (stride == 1) specialize(unit_taps && planar).unroll(kx).unroll(ky);
             continue;
         }
         if (plan == ConvPlan::row_pairs) {
@@ -289,7 +346,7 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     // accumulators.
     for (Func bounds : s.activation_bounds) bounds.compute_root();
     schedule_input_copy(s, target, plan, loops.task);
-    Stage taps = schedule_accumulators(s, target, tile, loops.tile_inner);
+    Stage taps = schedule_accumulators(s, target, tile, plan, loops.tile_inner);
     specialize_fast_paths(s, plan, taps);
 }
 

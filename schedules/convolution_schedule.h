@@ -19,16 +19,20 @@ struct ConvolutionStages {
     // (panel_x, ci, panel, g, n) with x = panel * tile width + panel_x, else by stride phase
     // (q, r, y, z, ci, g, n) with x = q * stride_x + r.
     Halide::Func input_copy;
+    // Channel-vector plans: input_copy again, once per kx tap (x, kx, y, z, ci, g, n), so that no
+    // two taps of a tile read the same address (undefined elsewhere).
+    Halide::Func shifted_copy;
     Halide::ImageParam input;         // the data input input_copy reads (for prefetches)
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
     // Depthwise CPU plans: input_copy is zeros, then an update over the input plane's x and y
     // (these); empty where input_copy is one pure definition.
     std::vector<Halide::RVar> copied_plane;
 
-    // Runtime attributes the plan specializes on, the output plane size it sizes x chunks by, and
-    // the output's groups times its batch (the planes a channel tile's tasks span).
+    // Runtime attributes the plan specializes on, the output plane size it sizes x chunks by, the
+    // output's groups times its batch (the planes a channel tile's tasks span), and its output
+    // channels per group.
     Halide::Expr kernel_x, kernel_y, kernel_z, stride_x, stride_y, dilation_x, dilation_y;
-    Halide::Expr output_width, output_height, output_images;
+    Halide::Expr output_width, output_height, output_images, output_channels;
 };
 
 // The target's accumulator tile for `plan` (one of TargetParams' tiles).

@@ -29,6 +29,7 @@ struct TargetParams {
     ConvTile depthwise_tile;     // convolution with one input and one output channel per group
     ConvTile depthwise_1d_tile;  // the same, output one row high (1-D): a row's columns only
     ConvTile pointwise_tile;     // 1x1 convolution: no taps to unroll, so the registers all go to the tile
+    ConvTile channel_vector_tile;  // channel vectors: x_vectors counts columns, channels are the vectors
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
     // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
     bool gpu = false;

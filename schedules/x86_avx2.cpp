@@ -22,7 +22,9 @@ TargetParams x86_avx2_params() {
                         /*depthwise_1d_tile=*/{8, 1, 1},
                         // 12 accumulators, 3 input vectors and a broadcast: all 16 registers,
                         // which only a 1x1 kernel's single tap leaves free (faster than 2 x 4).
-                        /*pointwise_tile=*/{3, 4, 1}};
+                        /*pointwise_tile=*/{3, 4, 1},
+                        // Unused: channel-vector kernels are built for AVX-512 only.
+                        /*channel_vector_tile=*/{6, 16, 1}};
 }
 
 }  // namespace poolconv::schedules

@@ -18,7 +18,10 @@ TargetParams x86_avx512_params() {
                         // 8 accumulators along one row, as on AVX2. Run on AVX-512 (README's
                         // table), not yet compared with other tiles there.
                         /*depthwise_1d_tile=*/{8, 1, 1},
-                        /*pointwise_tile=*/{2, 8, 1}};
+                        /*pointwise_tile=*/{2, 8, 1},
+                        // 28 accumulators, 2 weight vectors and a broadcast: 14 columns (a quarter
+                        // of ResNet's 56-wide rows, a whole 14-wide one) by 32 output channels.
+                        /*channel_vector_tile=*/{14, 32, 1}};
 }
 
 }  // namespace poolconv::schedules

@@ -11,7 +11,9 @@ TargetParams x86_baseline_params() {
                         /*row_pair_tile=*/{1, 4, 2},
                         /*depthwise_tile=*/{2, 1, 4},
                         /*depthwise_1d_tile=*/{8, 1, 1},
-                        /*pointwise_tile=*/{3, 4, 1}};
+                        /*pointwise_tile=*/{3, 4, 1},
+                        // Unused: channel-vector kernels are built for AVX-512 only.
+                        /*channel_vector_tile=*/{6, 8, 1}};
 }
 
 }  // namespace poolconv::schedules

@@ -17,13 +17,15 @@ struct Row {
     ConvPlan cpu, gpu;  // the plan where every plan is built, and where only general and depthwise are
 };
 
-// 2-D facts: kernel, stride and dilation along x and y, output rows, depthwise, 1x1 and dense.
+// 2-D facts: kernel, stride and dilation along x and y, output rows (and as many columns), depthwise,
+// 1x1 and dense.
 ConvCallFacts facts2d(int64_t kx, int64_t ky, int64_t sx, int64_t sy, int64_t dx, int64_t dy, int64_t rows,
                       bool depthwise = false, bool one_to_one = false, bool dense = true) {
     ConvCallFacts f;
     f.spatial = 2;
     f.kernel[0] = kx, f.kernel[1] = ky, f.stride[0] = sx, f.stride[1] = sy, f.dilation[0] = dx, f.dilation[1] = dy;
     f.output_rows = rows;
+    f.output_columns = rows;
     f.depthwise = depthwise;
     f.one_to_one = one_to_one;
     f.planes_dense = dense;
@@ -53,7 +55,9 @@ ConvCallFacts facts3d(std::initializer_list<int64_t> k, std::initializer_list<in
 TEST(ConvPlan, ChoiceTable) {
     using P = ConvPlan;
     const Row rows[] = {
-        {"3x3 stride 1", facts2d(3, 3, 1, 1, 1, 1, 56), P::row_pairs, P::general},
+        {"3x3 stride 1", facts2d(3, 3, 1, 1, 1, 1, 56), P::channel_vectors, P::general},
+        {"3x3 stride 1, 112 columns", facts2d(3, 3, 1, 1, 1, 1, 112), P::row_pairs, P::general},
+        {"3x3 stride 1, 7 columns", facts2d(3, 3, 1, 1, 1, 1, 7), P::channel_vectors, P::general},
         {"3x3 stride 2", facts2d(3, 3, 2, 2, 1, 1, 28), P::row_pairs, P::general},
         {"3x3 strides 1 and 2", facts2d(3, 3, 1, 2, 1, 1, 28), P::general, P::general},
         {"3x3 stride 3", facts2d(3, 3, 3, 3, 1, 1, 10), P::general, P::general},
@@ -69,6 +73,7 @@ TEST(ConvPlan, ChoiceTable) {
         {"3x3 depthwise, one output row", facts2d(3, 3, 1, 1, 1, 1, 1, true), P::depthwise_1d, P::depthwise},
         {"1-D depthwise", facts1d(31, true), P::depthwise_1d, P::depthwise},
         {"1-D, 3 taps", facts1d(3, false), P::general, P::general},
+        {"3x3x3 stride 1", facts3d({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 14), P::row_pairs, P::general},
         {"3x3x3 stride 2", facts3d({3, 3, 3}, {2, 2, 2}, {1, 1, 1}, 14), P::row_pairs, P::general},
         {"3x3x3 stride 2, dilation 2", facts3d({3, 3, 3}, {2, 2, 2}, {2, 2, 2}, 14), P::general, P::wide_window},
         {"11x11 stride 4 (AlexNet)", facts2d(11, 11, 4, 4, 1, 1, 55), P::general, P::wide_window},
@@ -116,7 +121,7 @@ TEST(ConvPlan, StagedWindowBytes) {
 TEST(ConvPlan, KernelSuffixes) {
     EXPECT_EQ(conv_plan_suffix(ConvPlan::general), "");
     for (ConvPlan p : {ConvPlan::row_pairs, ConvPlan::depthwise, ConvPlan::depthwise_1d, ConvPlan::pointwise,
-                       ConvPlan::wide_window}) {
+                       ConvPlan::channel_vectors, ConvPlan::wide_window}) {
         for (const ConvPlanName &n : kConvPlanNames) {
             if (n.plan == p) {
                 EXPECT_EQ(conv_plan_suffix(p), std::string("_") + n.name);

@@ -75,8 +75,20 @@ std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halid
         // the taps' operands (32 zmm on AVX-512, 16 ymm or NEON q registers elsewhere).
         const int registers = target.has_feature(Halide::Target::AVX512) ? 32 : 16;
         const bool depthwise = name.find("depthwise") != std::string::npos;
+        const bool channel_vectors = name.find("channel_vectors") != std::string::npos;
         std::vector<std::string> tiles;
-        if (depthwise) {
+        if (channel_vectors) {
+            // Columns x channels (whole vectors of 16, AVX-512 only) x rows, one accumulator per
+            // column and channel vector, with room for the weight vectors.
+            for (int columns : {4, 6, 7, 12, 14}) {
+                for (int channels : {16, 32, 64}) {
+                    const int accumulators = columns * channels / 16;
+                    if (accumulators <= registers - 4 && accumulators >= 8) {
+                        tiles.push_back(std::to_string(columns) + "x" + std::to_string(channels) + "x1");
+                    }
+                }
+            }
+        } else if (depthwise) {
             for (int x : {1, 2, 4}) {
                 for (int rows : {1, 2, 4}) {
                     if (x * rows <= registers / 2) tiles.push_back(std::to_string(x) + "x1x" + std::to_string(rows));
