@@ -93,9 +93,12 @@ inline int64_t gpu_staged_window_bytes(const ConvCallFacts &f) {
 
 // The channel-vector kernels are built for AVX-512 and f32 only (generators/variants.cmake), where
 // row-pair kernels compute rows in vectors of 16 columns: a 56-wide row (ResNet's) computes 64,
-// a 14-wide one 16. There the channel-vector kernels took 0.81-0.95x the row-pair kernels' time
-// (Zen 4: C1, C4, C9, 28- and 7-wide rows); on 112-wide rows, which vectors cover exactly, 1.05x,
-// and at stride 2 1.5x (so neither takes them).
+// a 14-wide one 16. Their time over the row-pair kernels' (interleaved; 1 / 2 threads on a 2-core
+// Zen 4, 1 / 16 on a 16-core Sapphire Rapids-class Xeon; PERFORMANCE_HISTORY.md, 2026-11-27):
+// C1 0.91 / 0.96 and 0.81 / 0.89, C4 1.03 / 0.81 and 1.00 / 0.45, C9 0.95 / 0.93 and 0.90 /
+// 0.78, 7-wide rows 0.93 / 0.90 and 0.83 / 0.47, 28-wide 0.94 / 0.93 on Zen 4 but 1.37 / 1.28 on
+// the Xeon. On 112-wide rows, which vectors cover exactly, 1.03-1.05 (1 thread), and at stride 2
+// 1.5 (Zen 4): neither takes them.
 inline constexpr int64_t kRowPairVectorLanes = 16;
 
 // The plan for a call, given which plans have a kernel on the call's path (`built(plan)`: the CPU
