@@ -436,6 +436,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
     facts.depthwise = weights_shape_[1] == 1 && weights_shape_[0] == group_;
     facts.output_rows = spatial == 1 ? 1 : geometry.output_shape[input.shape.size() - 2];
     facts.output_columns = geometry.output_shape.back();
+    facts.output_channels = weights_shape_[0] / group_;
     facts.one_to_one = true;  // each output pixel reads the input pixel at its position
     for (std::size_t i = 0; i < spatial; i++) {
         facts.one_to_one = facts.one_to_one && weights_shape_[i + 2] == 1 &&

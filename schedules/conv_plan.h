@@ -63,6 +63,7 @@ struct ConvCallFacts {
     bool depthwise = false;     // one input and one output channel per group
     int64_t output_rows = 1;    // output extent along y (1 for 1-D convolutions)
     int64_t output_columns = 1;  // output extent along x
+    int64_t output_channels = 1;  // output channels per group
     bool one_to_one = false;    // 1x1 kernel, stride 1 and no padding along every axis
     bool planes_dense = false;  // input and output planes are dense runs the pointwise kernels can take as one row
 };
@@ -100,6 +101,10 @@ inline int64_t gpu_staged_window_bytes(const ConvCallFacts &f) {
 // the Xeon. On 112-wide rows, which vectors cover exactly, 1.03-1.05 (1 thread), and at stride 2
 // 1.5 (Zen 4): neither takes them.
 inline constexpr int64_t kRowPairVectorLanes = 16;
+inline constexpr int64_t kChannelVectorChannels = 32;  // the AVX-512 channel-vector tile's channels
+
+// n rounded up to a multiple of `block`.
+inline int64_t round_up(int64_t n, int64_t block) { return (n + block - 1) / block * block; }
 
 // The plan for a call, given which plans have a kernel on the call's path (`built(plan)`: the CPU
 // paths have all but wide_window, GPUs general, depthwise and wide_window). The first that takes
@@ -108,10 +113,11 @@ inline constexpr int64_t kRowPairVectorLanes = 16;
 //   depthwise_1d  depthwise with one output row (its tile is one row; depthwise's is several);
 //   depthwise     one input and one output channel per group;
 //   pointwise     1x1, stride 1, no padding, dense planes (a matrix product over the pixels);
-//   channel_vectors  row_pair_window with stride 1, 2-D, two or more output rows, and rows that
-//                 the row-pair kernels' vectors do not cover exactly (a width that is not a
-//                 multiple of kRowPairVectorLanes): the channel-vector tile is whole
-//                 vectors of output channels, so no lanes go to columns past a row's end;
+//   channel_vectors  row_pair_window with stride 1, 2-D, two or more output rows, where its tiles
+//                 compute fewer outputs past the end than row pairs' do: it rounds the output
+//                 channels up to kChannelVectorChannels, row pairs round rows up to
+//                 kRowPairVectorLanes columns (56 columns and 64 channels: 56 x 64 outputs
+//                 against 64 x 64; 8 channels: 56 x 32 against 64 x 8);
 //   row_pairs     row_pair_window and two or more output rows;
 //   general       anything.
 template <typename Built>
@@ -127,8 +133,9 @@ ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
         case ConvPlan::pointwise: takes = !f.depthwise && f.one_to_one && f.planes_dense; break;
         case ConvPlan::channel_vectors:
             takes = f.spatial == 2 && f.output_rows >= 2 && f.stride[0] == 1 &&
-                    f.output_columns % kRowPairVectorLanes != 0 &&
-                    row_pair_window(f.kernel[0], f.kernel[1], f.stride[0], f.stride[1], f.dilation[0], f.dilation[1]);
+                    row_pair_window(f.kernel[0], f.kernel[1], f.stride[0], f.stride[1], f.dilation[0], f.dilation[1]) &&
+                    round_up(f.output_channels, kChannelVectorChannels) * f.output_columns <
+                        round_up(f.output_columns, kRowPairVectorLanes) * f.output_channels;
             break;
         case ConvPlan::row_pairs:
             takes = f.spatial >= 2 && f.output_rows >= 2 &&

@@ -1,4 +1,5 @@
 // AVX-512 (Skylake-SP and later, AMD Zen 4/5): 32 zmm registers of 64 bytes, F16C conversions.
+#include "schedules/conv_plan.h"
 #include "target_params.h"
 
 namespace poolconv::schedules {
@@ -21,7 +22,7 @@ TargetParams x86_avx512_params() {
                         /*pointwise_tile=*/{2, 8, 1},
                         // 28 accumulators, 2 weight vectors and a broadcast: 14 columns (a quarter
                         // of ResNet's 56-wide rows, a whole 14-wide one) by 32 output channels.
-                        /*channel_vector_tile=*/{14, 32, 1}};
+                        /*channel_vector_tile=*/{14, int(kChannelVectorChannels), 1}};
 }
 
 }  // namespace poolconv::schedules

@@ -17,8 +17,8 @@ struct Row {
     ConvPlan cpu, gpu;  // the plan where every plan is built, and where only general and depthwise are
 };
 
-// 2-D facts: kernel, stride and dilation along x and y, output rows (and as many columns), depthwise,
-// 1x1 and dense.
+// 2-D facts: kernel, stride and dilation along x and y, output rows (and as many columns; 64 output
+// channels), depthwise, 1x1 and dense.
 ConvCallFacts facts2d(int64_t kx, int64_t ky, int64_t sx, int64_t sy, int64_t dx, int64_t dy, int64_t rows,
                       bool depthwise = false, bool one_to_one = false, bool dense = true) {
     ConvCallFacts f;
@@ -26,9 +26,15 @@ ConvCallFacts facts2d(int64_t kx, int64_t ky, int64_t sx, int64_t sy, int64_t dx
     f.kernel[0] = kx, f.kernel[1] = ky, f.stride[0] = sx, f.stride[1] = sy, f.dilation[0] = dx, f.dilation[1] = dy;
     f.output_rows = rows;
     f.output_columns = rows;
+    f.output_channels = 64;
     f.depthwise = depthwise;
     f.one_to_one = one_to_one;
     f.planes_dense = dense;
+    return f;
+}
+
+ConvCallFacts with_channels(ConvCallFacts f, int64_t output_channels) {
+    f.output_channels = output_channels;
     return f;
 }
 
@@ -58,6 +64,11 @@ TEST(ConvPlan, ChoiceTable) {
         {"3x3 stride 1", facts2d(3, 3, 1, 1, 1, 1, 56), P::channel_vectors, P::general},
         {"3x3 stride 1, 112 columns", facts2d(3, 3, 1, 1, 1, 1, 112), P::row_pairs, P::general},
         {"3x3 stride 1, 7 columns", facts2d(3, 3, 1, 1, 1, 1, 7), P::channel_vectors, P::general},
+        // Channel vectors round channels up to 32, row pairs columns to 16: the one that wastes less.
+        {"3x3 stride 1, 8 channels", with_channels(facts2d(3, 3, 1, 1, 1, 1, 56), 8), P::row_pairs, P::general},
+        {"3x3 stride 1, 48 channels", with_channels(facts2d(3, 3, 1, 1, 1, 1, 56), 48), P::row_pairs, P::general},
+        {"3x3 stride 1, 96 channels", with_channels(facts2d(3, 3, 1, 1, 1, 1, 56), 96), P::channel_vectors,
+         P::general},
         {"3x3 stride 2", facts2d(3, 3, 2, 2, 1, 1, 28), P::row_pairs, P::general},
         {"3x3 strides 1 and 2", facts2d(3, 3, 1, 2, 1, 1, 28), P::general, P::general},
         {"3x3 stride 3", facts2d(3, 3, 3, 3, 1, 1, 10), P::general, P::general},

@@ -77,7 +77,10 @@ ConvCase random_case(Rng &rng, int rank, Kernels kernels) {
         const int64_t groups = kind < 3 ? uniform(rng, 1, 9) : (chance(rng, 0.6) ? 1 : uniform(rng, 2, 3));
         const int64_t in_per_group =
             kind < 3 ? 1 : uniform(rng, 1, pointwise ? 40 : windows ? 16 : large ? 4 : 6);
-        const int64_t out_per_group = kind < 2 ? 1 : kind == 2 ? uniform(rng, 2, 3) : uniform(rng, 1, 20);
+        const int64_t out_per_group = kind < 2                           ? 1
+                                      : kind == 2                        ? uniform(rng, 2, 3)
+                                      : row_pairs && chance(rng, 1.0 / 3) ? uniform(rng, 17, 70)
+                                                                         : uniform(rng, 1, 20);
         c.in_per_group = in_per_group;
         c.input_shape = {uniform(rng, 1, 2), groups * in_per_group};
         const bool wide = spatial < 3 && chance(rng, 0.25);
@@ -212,8 +215,9 @@ TEST_P(RandomConvolution, Pointwise) { random_convolutions(3003, 400, Kernels::p
 
 // Undilated 3x3 and 3x3xk kernels with equal x and y strides: those with two or more output rows
 // take the row-pair kernels (tiles two rows high), the rest the general ones; on AVX-512, f32 3x3
-// ones at stride 1 on rows of other than a multiple of 16 columns (most of these) the
-// channel-vector kernels (tiles of output-channel vectors).
+// ones at stride 1 where rounding the output channels up to 32 wastes less than rounding rows up
+// to 16 columns the channel-vector kernels (tiles of output-channel vectors: a third of these
+// draws have 17-70 output channels per group).
 TEST_P(RandomConvolution, RowPairs) { random_convolutions(3004, 400, Kernels::row_pairs); }
 
 // 3x3 and 3x3xk kernels with dilation 2 along x and y (atrous layers): with stride 1 along x and a
@@ -237,8 +241,8 @@ TEST_P(RandomConvolution, Depthwise1d) { random_convolutions(3009, 300, Kernels:
 // one, so a wrong choice among them would only be slow and pass every other test. The CPU takes row pairs for undilated 3x3(xk) kernels with
 // equal x and y strides (1 or 2) and two or more output rows, pointwise kernels for dense 1x1
 // stride-1 unpadded convolutions, and 1-D depthwise kernels for depthwise convolutions one output
-// row high; on AVX-512, channel vectors for 2-D undilated 3x3 stride-1 ones whose rows are not a
-// multiple of 16 columns; GPUs have none of these, but take their wide_window kernels where the
+// row high; on AVX-512, channel vectors for 2-D undilated 3x3 stride-1 ones where rounding the
+// channels up to 32 wastes less than rounding rows up to 16 columns; GPUs have none of these, but take their wide_window kernels where the
 // input window would not fit a block's shared memory.
 TEST_P(RandomConvolution, KernelChoice) {
     const bool gpu = GetParam() == Isa::cuda || GetParam() == Isa::opencl;
@@ -256,12 +260,14 @@ TEST_P(RandomConvolution, KernelChoice) {
         bool strided_views = false;  // rows padded: the planes are not dense
     };
     const Choice choices[] = {
-        {"3x3 stride 1", {1, 8, 9, 10}, {8, 8, 3, 3}, {}, {}, 1, 1, channel_vectors},
-        {"3x3 stride 1, 32 columns", {1, 8, 9, 32}, {8, 8, 3, 3}, {}, {}, 1, 1, row_pairs},
-        {"3x3 stride 1, 14 columns, 40 output channels", {1, 8, 5, 14}, {40, 8, 3, 3}, {}, {}, 1, 1, channel_vectors},
+        {"3x3 stride 1", {1, 8, 9, 10}, {8, 8, 3, 3}, {}, {}, 1, 1, row_pairs},
+        {"3x3 stride 1, 32 output channels", {1, 8, 9, 10}, {32, 8, 3, 3}, {}, {}, 1, 1, channel_vectors},
+        {"3x3 stride 1, 32 columns, 32 output channels", {1, 8, 9, 32}, {32, 8, 3, 3}, {}, {}, 1, 1, row_pairs},
+        {"3x3 stride 1, 14 columns, 60 output channels", {1, 8, 5, 14}, {60, 8, 3, 3}, {}, {}, 1, 1, channel_vectors},
         {"3x3 stride 2", {2, 4, 9, 10}, {8, 4, 3, 3}, {2, 2}, {}, 1, 1, row_pairs},
         {"3x3x3 stride 1", {1, 4, 5, 6, 7}, {4, 4, 3, 3, 3}, {}, {}, 1, 1, row_pairs},
-        {"3x3 grouped, strided views", {1, 8, 9, 10}, {8, 4, 3, 3}, {}, {}, 1, 2, channel_vectors, true},
+        {"3x3 grouped, strided views", {1, 8, 9, 10}, {8, 4, 3, 3}, {}, {}, 1, 2, row_pairs, true},
+        {"3x3 grouped, 32 channels a group, strided views", {1, 8, 9, 10}, {64, 4, 3, 3}, {}, {}, 1, 2, channel_vectors, true},
         {"3x3 strides 1 and 2", {1, 8, 9, 10}, {8, 8, 3, 3}, {1, 2}, {}, 1, 1, general},
         {"3x3 stride 3", {1, 8, 9, 10}, {8, 8, 3, 3}, {3, 3}, {}, 1, 1, general},
         {"4x4 stride 4 (patchify)", {1, 3, 16, 84}, {8, 3, 4, 4}, {4, 4}, {}, 0, 1, general},

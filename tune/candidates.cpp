@@ -78,10 +78,11 @@ std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halid
         const bool channel_vectors = name.find("channel_vectors") != std::string::npos;
         std::vector<std::string> tiles;
         if (channel_vectors) {
-            // Columns x channels (whole vectors of 16, AVX-512 only) x rows, one accumulator per
-            // column and channel vector, with room for the weight vectors.
+            // Columns x channels (whole vectors of 16, AVX-512 only; at most the 32 channels the
+            // packed weights are padded to) x rows, one accumulator per column and channel vector,
+            // with room for the weight vectors.
             for (int columns : {4, 6, 7, 12, 14}) {
-                for (int channels : {16, 32, 64}) {
+                for (int channels : {16, 32}) {
                     const int accumulators = columns * channels / 16;
                     if (accumulators <= registers - 4 && accumulators >= 8) {
                         tiles.push_back(std::to_string(columns) + "x" + std::to_string(channels) + "x1");

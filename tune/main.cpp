@@ -167,6 +167,15 @@ int tune(const Options &o) {
     // The JIT-compiled candidates have Halide's JIT runtime and thread pool, sized from this.
     setenv("HL_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
     const TuneTarget target = resolve_target(o.target);
+    // The layers run on the target's path where this CPU runs it, so that the runtime picks the
+    // kernel it picks there (the convolution plans differ by path: schedules/conv_plan.h). A target
+    // this CPU cannot run is captured on a path with the same plans: only AVX-512 builds channel
+    // vectors, so an AVX-512 host captures other targets' layers on avx2.
+    if (target.timed) {
+        set_isa(target.isa);
+    } else if (target.isa != Isa::avx512 && active_isa() == Isa::avx512) {
+        set_isa(Isa::avx2);
+    }
     std::filesystem::create_directories(o.out);
     load_autoschedulers();
     std::cout << "poolconv-tune: " << layers.size() << " layers, target " << target.target.to_string() << " ("
