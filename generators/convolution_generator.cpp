@@ -69,8 +69,8 @@ public:
     //                 columns, where the depthwise tile's other rows would be discarded;
     //   channel_vectors  undilated 3x3 kernels at stride 1 (AVX-512 f32 only): tiles of output-
     //                 channel vectors by columns, each tap a broadcast input value per column.
-    //                 Computes any convolution correctly; the runtime sends it those on rows its
-    //                 row-pair kernels' vectors would overrun (schedules/conv_plan.h);
+    //                 Computes any convolution correctly; the runtime sends it those where it
+    //                 over-computes less than the row-pair kernels (schedules/conv_plan.h);
     //   pointwise     1x1 kernels with stride 1 and no padding, a matrix product over the pixels:
     //                 the runtime passes dense spatial axes as one x axis (so tiles do not stop at
     //                 row ends), and the kernel takes only 1x1x1 weights.
@@ -86,8 +86,8 @@ public:
     // Data (x, y, z, ci, g, n): NCDHW with C split into groups of C_in / G channels.
     Input<Buffer<void, 6>> input{"input"};
     // Packed weights (co % kPackedChannels, kx, ky, kz, ci, co / kPackedChannels, g), in the
-    // arithmetic type (channel_vectors: runs of kChannelVectorRun instead). The channel extent may exceed the output's (padding channels, zero): tiles
-    // read whole runs.
+    // arithmetic type (channel_vectors: runs of kChannelVectorRun instead). The channel extent may
+    // exceed the output's (padding channels, zero): tiles read whole runs.
     Input<Buffer<void, 7>> weights{"weights"};
     // Packed bias (co, g), in the arithmetic type, padded like the weights' co axis (zeros when
     // there is no bias).

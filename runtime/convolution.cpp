@@ -24,6 +24,13 @@ namespace poolconv {
 
 namespace detail {
 
+// Where weight (g, co, t) of a group's output channel co and tap t (ci * taps + kernel tap) lies in
+// weights packed in runs of `run` output channels (schedules/conv_packing.h): each group's
+// out_block channels, each run's taps_ci taps in turn, the run's channels innermost.
+inline int64_t packed_weight_index(int64_t g, int64_t co, int64_t t, int64_t run, int64_t taps_ci, int64_t out_block) {
+    return (g * out_block + co / run * run) * taps_ci + t * run + co % run;
+}
+
 // The weights and bias as the kernels read them, shared by the copies of a PreparedConvolution.
 // Each GPU path gets a device copy on its first call, kept until the last copy goes.
 struct PackedWeights {
@@ -87,12 +94,12 @@ struct PackedWeights {
             dims[5].extent = dims[5].extent * from_run / to_run;
             dims[5].stride = taps_ci * to_run;
             channel_vector_weights.resize(weights.size());
-            const int64_t group_size = int64_t(dims[6].stride), block = int64_t(weights_dims[5].extent) * from_run;
+            const int64_t block = int64_t(weights_dims[5].extent) * from_run;  // out_block
             for (int64_t g = 0; g < dims[6].extent; g++) {
                 for (int64_t co = 0; co < block; co++) {
                     for (int64_t t = 0; t < taps_ci; t++) {
-                        const int64_t from = g * group_size + (co / from_run) * taps_ci * from_run + t * from_run + co % from_run;
-                        const int64_t to = g * group_size + (co / to_run) * taps_ci * to_run + t * to_run + co % to_run;
+                        const int64_t from = packed_weight_index(g, co, t, from_run, taps_ci, block);
+                        const int64_t to = packed_weight_index(g, co, t, to_run, taps_ci, block);
                         std::memcpy(&channel_vector_weights[std::size_t(to) * element],
                                     &weights[std::size_t(from) * element], element);
                     }
@@ -311,7 +318,7 @@ std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weig
                     offset += (rest % weights.shape[k0 + d]) * strides[k0 + d];
                     rest /= weights.shape[k0 + d];
                 }
-                const int64_t packed_index = g * group_size + (cog / run) * run_size + (ci * taps + t) * run + cog % run;
+                const int64_t packed_index = detail::packed_weight_index(g, cog, ci * taps + t, run, taps * in_per_group, ob);
                 packed->set_weight(static_cast<std::size_t>(packed_index),
                                    element_as_double(dtype, base + static_cast<std::size_t>(offset) * size));
             }

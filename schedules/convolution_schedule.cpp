@@ -19,7 +19,7 @@
 //   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
 //   tile one vector by two rows (row_pair_tile), so the rows' windows share input rows.
 //   Channel vectors (undilated 3x3, stride 1, 2-D; AVX-512 f32 only, chosen by the runtime where
-//   row pairs' x vectors would run past a row's end) vectorize the other way, as oneDNN's and
+//   they over-compute less than row pairs' x vectors would past a row's end) vectorize the other way, as oneDNN's and
 //   ONNX Runtime's direct kernels do: the tile is vectors of output channels by columns
 //   (channel_vector_tile: x_vectors counts columns), each tap one broadcast input value per
 //   column and one weight vector per channel vector; the output tile is stored channel vector by
@@ -85,6 +85,12 @@ ConvTile plan_tile(const TargetParams &target, ConvPlan plan) {
     return tile;
 }
 
+// Output columns of one accumulator tile: x_vectors vectors, or for channel vectors (whose vectors
+// are output channels) x_vectors columns.
+int tile_columns(const TargetParams &target, const ConvTile &tile, ConvPlan plan, const Halide::Type &sum_type) {
+    return plan == ConvPlan::channel_vectors ? tile.x_vectors : target.lanes(sum_type) * tile.x_vectors;
+}
+
 // Output rows per parallel task of the channel-vector plan.
 constexpr int kChannelVectorTaskRows = 4;
 
@@ -101,7 +107,7 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
     const bool pointwise = plan == ConvPlan::pointwise;
     const bool channel_vectors = plan == ConvPlan::channel_vectors;
     const int lanes = target.lanes(s.sum.type());
-    const int tile_x = channel_vectors ? tile.x_vectors : lanes * tile.x_vectors;
+    const int tile_x = tile_columns(target, tile, plan, s.sum.type());
     // Up to 8 tiles per task, fewer on narrow rows: the padded input a task copies spans its chunk
     // (bounds inference cannot see that the guarded tiles of a short row stop early). Pointwise
     // rows are whole planes, copied in panels contiguous whatever the chunk: 2 tiles per task ran
@@ -232,7 +238,7 @@ Stage schedule_accumulators(ConvolutionStages &s, const TargetParams &target, co
                             const Halide::Var &tile_inner) {
     const bool channel_vectors = plan == ConvPlan::channel_vectors;
     const int lanes = target.lanes(s.sum.type());
-    const int tile_x = channel_vectors ? tile.x_vectors : lanes * tile.x_vectors;
+    const int tile_x = tile_columns(target, tile, plan, s.sum.type());
     const std::vector<Var> args = s.output.args();
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &g = args[4], &n = args[5];
     const Var &vector_axis = channel_vectors ? c : x;
