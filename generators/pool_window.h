@@ -17,6 +17,7 @@
 #include "Halide.h"
 
 #include "generators/element_type.h"
+#include "generators/margin_box.h"
 #include "generators/scheduled_generator.h"
 #include "schedules/pooling_schedule.h"
 #include "schedules/target_params.h"
@@ -176,15 +177,9 @@ protected:
             first[a] = Halide::min(0, -window_pad(a));
             last[a] = Halide::max(end[a], tap(a, output_extent[a] - 1, window_kernel(a) - 1) + 1);
         }
-        // The box [from, to) (per axis), or (0, 0, 0) if it is empty.
         auto slab = [](const std::array<Expr, kSpatialAxes> &from, const std::array<Expr, kSpatialAxes> &to,
                        const char *name) {
-            Expr nonempty = to[0] > from[0] && to[1] > from[1] && to[2] > from[2];
-            Halide::Region box;
-            for (int a = 0; a < kSpatialAxes; a++) {
-                box.emplace_back(Halide::select(nonempty, from[a], 0), Halide::select(nonempty, to[a] - from[a], 1));
-            }
-            return Halide::RDom(box, name);
+            return box_or_origin({from.begin(), from.end()}, {to.begin(), to.end()}, name);
         };
         padding_margins = {slab({first[0], first[1], first[2]}, {last[0], last[1], 0}, "margin_z_before"),
                            slab({first[0], first[1], end[2]}, {last[0], last[1], last[2]}, "margin_z_after"),

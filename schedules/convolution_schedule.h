@@ -24,8 +24,11 @@ struct ConvolutionStages {
     Halide::Func shifted_copy;
     Halide::ImageParam input;         // the data input input_copy reads (for prefetches)
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
-    // Depthwise CPU plans: input_copy is zeros, then an update over the input plane's x and y
-    // (these); empty where input_copy is one pure definition.
+    // Depthwise CPU plans: input_copy is undefined, then one update per margin of zeros around
+    // the plane (copy_margins: phased column q, row y; left, right, above, below), then an update
+    // over the input plane's x and y (copied_plane); both empty where input_copy is one pure
+    // definition.
+    std::vector<Halide::RDom> copy_margins;
     std::vector<Halide::RVar> copied_plane;
 
     // Runtime attributes the plan specializes on, the output plane size it sizes x chunks by, the

@@ -38,8 +38,16 @@ inline void apply_schedule_adams2019_convolution_depthwise(
     Var y(output.get_schedule().dims()[1].var);
     Var yi("yi");
     Var z(output.get_schedule().dims()[2].var);
-    RVar plane_x(phased.update(0).get_schedule().dims()[0].var);
-    RVar plane_y(phased.update(0).get_schedule().dims()[1].var);
+    RVar margin_above_x(phased.update(2).get_schedule().dims()[0].var);
+    RVar margin_above_y(phased.update(2).get_schedule().dims()[1].var);
+    RVar margin_below_x(phased.update(3).get_schedule().dims()[0].var);
+    RVar margin_below_y(phased.update(3).get_schedule().dims()[1].var);
+    RVar margin_left_x(phased.update(0).get_schedule().dims()[0].var);
+    RVar margin_left_y(phased.update(0).get_schedule().dims()[1].var);
+    RVar margin_right_x(phased.update(1).get_schedule().dims()[0].var);
+    RVar margin_right_y(phased.update(1).get_schedule().dims()[1].var);
+    RVar plane_x(phased.update(4).get_schedule().dims()[0].var);
+    RVar plane_y(phased.update(4).get_schedule().dims()[1].var);
     RVar taps_w(sum.update(0).get_schedule().dims()[3].var);
     RVar taps_x(sum.update(0).get_schedule().dims()[0].var);
     RVar taps_y(sum.update(0).get_schedule().dims()[1].var);
@@ -67,6 +75,14 @@ inline void apply_schedule_adams2019_convolution_depthwise(
         .compute_at(output, z)
         .reorder({qi, q, r, y, z, c, g, n});
     phased.update(0)
+        .reorder({margin_left_x, margin_left_y, r, z, c, g, n});
+    phased.update(1)
+        .reorder({margin_right_x, margin_right_y, r, z, c, g, n});
+    phased.update(2)
+        .reorder({margin_above_x, margin_above_y, r, z, c, g, n});
+    phased.update(3)
+        .reorder({margin_below_x, margin_below_y, r, z, c, g, n});
+    phased.update(4)
         .reorder({plane_x, plane_y, z, c, g, n});
     constant_exterior_1
         .store_in(MemoryType::Stack)

@@ -18,6 +18,14 @@ inline void apply_schedule_mullapudi2016_convolution_depthwise(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
+    RVar margin_above$x_vi("margin_above$x_vi");
+    RVar margin_above$x_vo("margin_above$x_vo");
+    RVar margin_below$x_vi("margin_below$x_vi");
+    RVar margin_below$x_vo("margin_below$x_vo");
+    RVar margin_left$y_vi("margin_left$y_vi");
+    RVar margin_left$y_vo("margin_left$y_vo");
+    RVar margin_right$y_vi("margin_right$y_vi");
+    RVar margin_right$y_vo("margin_right$y_vo");
     RVar plane$y_vi("plane$y_vi");
     RVar plane$y_vo("plane$y_vo");
     Var q_vi("q_vi");
@@ -49,8 +57,12 @@ inline void apply_schedule_mullapudi2016_convolution_depthwise(
         Var q = phased.args()[0];
         Var g = phased.args()[5];
         Var n = phased.args()[6];
-        RVar plane$x(phased.update(0).get_schedule().rvars()[0].var);
-        RVar plane$y(phased.update(0).get_schedule().rvars()[1].var);
+        RVar margin_left$y(phased.update(0).get_schedule().rvars()[1].var);
+        RVar margin_right$y(phased.update(1).get_schedule().rvars()[1].var);
+        RVar margin_above$x(phased.update(2).get_schedule().rvars()[0].var);
+        RVar margin_below$x(phased.update(3).get_schedule().rvars()[0].var);
+        RVar plane$x(phased.update(4).get_schedule().rvars()[0].var);
+        RVar plane$y(phased.update(4).get_schedule().rvars()[1].var);
         phased
             .compute_root()
             .split(q, q_vo, q_vi, 8)
@@ -58,6 +70,26 @@ inline void apply_schedule_mullapudi2016_convolution_depthwise(
             .parallel(n)
             .parallel(g);
         phased.update(0)
+            .split(margin_left$y, margin_left$y_vo, margin_left$y_vi, 8)
+            .vectorize(margin_left$y_vi)
+            .parallel(n)
+            .parallel(g);
+        phased.update(1)
+            .split(margin_right$y, margin_right$y_vo, margin_right$y_vi, 8)
+            .vectorize(margin_right$y_vi)
+            .parallel(n)
+            .parallel(g);
+        phased.update(2)
+            .split(margin_above$x, margin_above$x_vo, margin_above$x_vi, 8)
+            .vectorize(margin_above$x_vi)
+            .parallel(n)
+            .parallel(g);
+        phased.update(3)
+            .split(margin_below$x, margin_below$x_vo, margin_below$x_vi, 8)
+            .vectorize(margin_below$x_vi)
+            .parallel(n)
+            .parallel(g);
+        phased.update(4)
             .reorder(z, c, n, plane$x, plane$y, g)
             .split(plane$y, plane$y_vo, plane$y_vi, 8)
             .vectorize(plane$y_vi)

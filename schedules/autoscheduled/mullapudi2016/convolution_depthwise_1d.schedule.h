@@ -20,6 +20,10 @@ inline void apply_schedule_mullapudi2016_convolution_depthwise_1d(
     using ::Halide::Var;
     Var g_vi("g_vi");
     Var g_vo("g_vo");
+    RVar margin_left$x_vi("margin_left$x_vi");
+    RVar margin_left$x_vo("margin_left$x_vo");
+    RVar margin_right$x_vi("margin_right$x_vi");
+    RVar margin_right$x_vo("margin_right$x_vo");
     Var q_vi("q_vi");
     Var q_vo("q_vo");
     Var x_i("x_i");
@@ -49,13 +53,15 @@ inline void apply_schedule_mullapudi2016_convolution_depthwise_1d(
             .parallel(g);
     }
     {
-        RVar plane$y(phased.update(0).get_schedule().rvars()[1].var);
+        RVar plane$y(phased.update(4).get_schedule().rvars()[1].var);
         Var z("z");
         Var c("c");
         Var q = phased.args()[0];
         Var g = phased.args()[5];
         Var n = phased.args()[6];
-        RVar plane$x(phased.update(0).get_schedule().rvars()[0].var);
+        RVar margin_left$x(phased.update(0).get_schedule().rvars()[0].var);
+        RVar margin_right$x(phased.update(1).get_schedule().rvars()[0].var);
+        RVar plane$x(phased.update(4).get_schedule().rvars()[0].var);
         phased
             .compute_root()
             .split(q, q_vo, q_vi, 8)
@@ -63,6 +69,26 @@ inline void apply_schedule_mullapudi2016_convolution_depthwise_1d(
             .parallel(n)
             .parallel(g);
         phased.update(0)
+            .split(margin_left$x, margin_left$x_vo, margin_left$x_vi, 8)
+            .vectorize(margin_left$x_vi)
+            .parallel(n)
+            .parallel(g);
+        phased.update(1)
+            .split(margin_right$x, margin_right$x_vo, margin_right$x_vi, 8)
+            .vectorize(margin_right$x_vi)
+            .parallel(n)
+            .parallel(g);
+        phased.update(2)
+            .split(g, g_vo, g_vi, 8, TailStrategy::GuardWithIf)
+            .vectorize(g_vi)
+            .parallel(n)
+            .parallel(g_vo);
+        phased.update(3)
+            .split(g, g_vo, g_vi, 8, TailStrategy::GuardWithIf)
+            .vectorize(g_vi)
+            .parallel(n)
+            .parallel(g_vo);
+        phased.update(4)
             .reorder(plane$y, z, c, n, plane$x, g)
             .split(g, g_vo, g_vi, 8, TailStrategy::GuardWithIf)
             .vectorize(g_vi)
