@@ -377,10 +377,11 @@ public:
     // A checked-in result, when schedule_by names one (generators/scheduled_generator.h). Row
     // pairs take the general result: the plan changes only our schedule.
     void schedule() {
-        const char *variant = plan == ConvPlan::pointwise      ? "convolution_pointwise"
-                              : plan == ConvPlan::depthwise    ? "convolution_depthwise"
-                              : plan == ConvPlan::depthwise_1d ? "convolution_depthwise_1d"
-                                                               : "convolution";
+        const char *variant = plan == ConvPlan::pointwise         ? "convolution_pointwise"
+                              : plan == ConvPlan::depthwise       ? "convolution_depthwise"
+                              : plan == ConvPlan::depthwise_1d    ? "convolution_depthwise_1d"
+                              : plan == ConvPlan::channel_vectors ? "convolution_channel_vectors"
+                                                                  : "convolution";
         apply_checked_in_schedule(variant);
     }
 

@@ -21,7 +21,8 @@ set(POOLCONV_ALGORITHMS
     "convolution convolution"
     "convolution_pointwise convolution plan=pointwise"
     "convolution_depthwise convolution plan=depthwise"
-    "convolution_depthwise_1d convolution plan=depthwise_1d")
+    "convolution_depthwise_1d convolution plan=depthwise_1d"
+    "convolution_channel_vectors convolution plan=channel_vectors")
 
 # Kernels, "<name> <algorithm> <types> [more generator params]": the kernel conv_f32_row_pairs is
 # the name with {type} replaced, built from the algorithm's generator and params plus the
@@ -42,7 +43,7 @@ set(POOLCONV_KERNELS
     "conv_{type}_depthwise_1d convolution_depthwise_1d f32,f16,bf16,f64"
     "conv_{type}_pointwise convolution_pointwise f32,f16,bf16,f64"
     "conv_{type}_row_pairs convolution f32,f16,bf16,f64 plan=row_pairs"
-    "conv_{type}_channel_vectors convolution f32 plan=channel_vectors"
+    "conv_{type}_channel_vectors convolution_channel_vectors f32"
     "conv_{type}_wide_window convolution f32,f16,bf16,f64 plan=wide_window")
 
 # Convolution plans built for CPUs only: on GPUs the general and depthwise plans serve those
