@@ -269,7 +269,7 @@ std::shared_ptr<const detail::PackedWeights> pack_weights(const TensorView &weig
     const int64_t out_per_group = out_channels / group, in_per_group = w.shape[1];
     auto packed = std::make_shared<detail::PackedWeights>();
     packed->type = dtype == DType::f64 ? DType::f64 : DType::f32;
-    const int64_t ob = (out_per_group + kOutputChannelBlock - 1) / kOutputChannelBlock * kOutputChannelBlock;
+    const int64_t ob = round_up(out_per_group, kOutputChannelBlock);
     packed->out_block = ob;
     int64_t taps = 1;  // kernel elements
     for (std::size_t i = 2; i < w.shape.size(); i++) taps *= w.shape[i];
