@@ -109,9 +109,13 @@ public:
         const MaxKeys keys(data_type(), with_indices);
         Func in = window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding(), output);
 
-        // Candidate (v, pos) beats the running best (acc, acc_pos) when its key is strictly greater:
-        // among equal keys the first stays (ties, and the first NaN), and padding, whose key is
-        // below every element's, never wins. Values-only pooling keeps just the largest key.
+        // Candidate (v, offset) beats the running best (acc, acc_offset) when its key is strictly
+        // greater: among equal keys the first stays (ties, and the first NaN), and padding, whose
+        // key is below every element's, never wins. Values-only pooling keeps just the largest key.
+        // The position an argmax carries is its tap's offset from the window's first element, in
+        // index units (k * dilation * index_coef along each axis): one constant per tap where the
+        // taps unroll, so each tap costs a compare, a max and a masked move (a position computed
+        // per tap cost a broadcast and an add more); the window's origin is added once per output.
         Func along[kSpatialAxes] = {Func("max_along_x"), Func("max_along_y"), Func("max_along_z")};
         RDom taps[kSpatialAxes] = {taps_along(0), taps_along(1), taps_along(2)};
         const Var coord[kSpatialAxes] = {x, y, z};
@@ -119,26 +123,27 @@ public:
             Expr i = tap(a, coord[a], taps[a]);
             std::vector<Expr> at = {x, y, z, c, n};  // where this stage reads its source
             at[a] = i;
-            Expr v, pos;
+            const Expr step = taps[a] * window_dilation(a) * coef[a];
+            Expr v, offset;
             if (a == 0) {
                 // Taps of one input row (padding holds the padding key).
                 v = in(at);
-                pos = i * coef[0] + y * coef[1] + z * coef[2];
+                offset = step;
             } else {
                 // Results of the previous stage, one per row (or plane) of taps.
                 if (with_indices) {
                     v = along[a - 1](at)[0];
-                    pos = along[a - 1](at)[1];
+                    offset = along[a - 1](at)[1] + step;
                 } else {
                     v = along[a - 1](at);
                 }
             }
             if (with_indices) {
-                // Position -1: no input element seen yet.
+                // Offset -1: no input element seen yet (offsets are >= 0: coefficients are).
                 along[a](x, y, z, c, n) = Tuple(keys.padding(), -1);
-                Expr acc = along[a](x, y, z, c, n)[0], acc_pos = along[a](x, y, z, c, n)[1];
+                Expr acc = along[a](x, y, z, c, n)[0], acc_offset = along[a](x, y, z, c, n)[1];
                 Expr take = v > acc;
-                along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, pos, acc_pos));
+                along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, offset, acc_offset));
             } else {
                 along[a](x, y, z, c, n) = keys.padding();
                 along[a](x, y, z, c, n) = max(along[a](x, y, z, c, n), v);
@@ -153,8 +158,10 @@ public:
         if (keys.type() != data_type()) value = select(best_key == keys.padding(), keys.lowest(), value);
         output(x, y, z, c, n) = to_data_type(data_type(), value);
         if (with_indices) {
+            Expr origin = tap(0, x, 0) * coef[0] + tap(1, y, 0) * coef[1] + tap(2, z, 0) * coef[2];
+            Expr offset = best(x, y, z, c, n)[1];
             Expr plane = c * coef[3] + n * coef[4];
-            (*indices)(x, y, z, c, n) = cast(Int(index_bits), max(best(x, y, z, c, n)[1], 0) + plane);
+            (*indices)(x, y, z, c, n) = cast(Int(index_bits), select(offset < 0, 0, origin + offset) + plane);
         }
 
         // ---- Estimates (autoschedulers) ----
