@@ -6,8 +6,10 @@
 #     packages below: Halide 21 (libHalide with LLVM 21 inside, its CMake package and the
 #     autoscheduler plugins; Halide's README recommends this wheel for C++ use), CMake (Halide 21
 #     needs >= 3.28; Debian 12 has 3.25), Ninja, and oneDNN with its headers and TBB's (the
-#     bench's peer; PyPI's oneDNN runs its CPU engine through SYCL on Intel's OpenCL CPU runtime,
-#     which its wheels bring along: bench/onednn.cpp).
+#     bench's peer: PyPI's last CPU-only build, oneDNN 3.2 on TBB; PyPI's current `onednn` is a
+#     SYCL build, whose calls took 100-150 µs longer on Zen 4 than the same JIT kernels of the
+#     CPU-only build: a cost no CPU inference engine pays. Its libimf and libintlc come from
+#     Intel's compiler runtime, which its wheel does not name).
 # Afterwards `. .venv/bin/activate` puts that cmake and ninja first on PATH, and CMake finds
 # Halide and oneDNN in the environment (CMakeLists.txt, bench/CMakeLists.txt).
 set -euo pipefail
@@ -27,7 +29,8 @@ packages=(
 )
 # Pinned: the checked-in autoscheduler results and the measured figures in the README belong to
 # these versions.
-python_packages=(halide==21.0.0 cmake==4.4.5 ninja==1.13.2 onednn==2026.1.0 onednn-devel==2026.1.0 tbb-devel==2023.2.0)
+python_packages=(halide==21.0.0 cmake==4.4.5 ninja==1.13.2 onednn-cpu-tbb==2023.2.0 onednn-devel-cpu-tbb==2023.2.0
+                 tbb==2021.13.1 tbb-devel==2021.13.1 intel-cmplr-lib-rt==2026.2.0)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,6 +51,13 @@ if [ ! -x "$venv/bin/python3" ]; then
     /usr/bin/python3 -m venv "$venv"
 fi
 installed="$("$venv/bin/python3" -m pip freeze 2>/dev/null || true)"
+# The SYCL oneDNN pinned before 2026-11-27 writes the same files as the CPU-only one: out first,
+# with the SYCL and OpenCL runtimes it brought.
+if grep -q '^onednn==' <<<"$installed"; then
+    echo "install-deps: replacing oneDNN's SYCL build with the CPU-only one"
+    "$venv/bin/python3" -m pip uninstall -y -q onednn onednn-devel dpcpp-cpp-rt intel-opencl-rt intel-sycl-rt \
+        intel-openmp intel-cmplr-lib-ur intel-cmplr-lic-rt umf
+fi
 for p in "${python_packages[@]}"; do
     if ! grep -qxF "$p" <<<"$installed"; then
         echo "install-deps: installing ${python_packages[*]} into $venv"
