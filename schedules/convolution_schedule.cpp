@@ -328,8 +328,8 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
             continue;
         }
         if (plan == ConvPlan::depthwise && stride == 1) {
-            // The depthwise tile's four rows read six input rows (no gain at stride 2, or for 5x5
-            // kernels).
+            // The depthwise tile's rows share input rows: 4 output rows read 6 input rows, 7 read
+            // 9 (no gain at stride 2, or for 5x5 kernels).
             specialize(unit_taps && planar).unroll(kx).unroll(ky);
         }
         if (stride == 1) {
