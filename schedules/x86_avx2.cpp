@@ -15,7 +15,11 @@ TargetParams x86_avx2_params() {
                         // one 8, not 16). 1 x 4 x 3 spills. Faster than 2 x 4 x 1 on 3x3
                         // layers; slower (so not used there) with dilation 2 and on 7x7 kernels.
                         /*row_pair_tile=*/{1, 4, 2},
-                        /*depthwise_tile=*/{2, 1, 4},
+                        // 7 accumulators down one column of vectors (7 output rows read 9 input
+                        // rows), as on AVX-512: 2 x 1 x 4 spilled in 16 registers. C5 (56x56,
+                        // Zen 4 running this path) took 0.69x / 0.79x the time at 1 / 2 threads
+                        // (fastest of 8 interleaved runs; 1 x 1 x 4 0.71x / 0.85x).
+                        /*depthwise_tile=*/{1, 1, 7},
                         // 8 accumulators along one row (both FMA pipes busy at 4 cycles of
                         // latency). The 4-row tile computed three discarded rows for each row of
                         // a 1-D layer; 4 x 1 x 1 was slower on a 31-tap window.

@@ -15,10 +15,10 @@ TargetParams x86_avx512_params() {
                         /*row_pair_tile=*/{1, 8, 2},
                         // 7 accumulators down one column of vectors: a 3x3 window's input rows are
                         // loaded once for the rows that share them (7 output rows read 9). One
-                        // vector wide, not two by 4 rows as on AVX2: C5 (56x56, Zen 4) took
-                        // 0.82x / 0.87x the time at 1 / 2 threads (fastest of interleaved runs;
-                        // 1 x 4 and 1 x 8 rows 0.90-0.95x). 7 rows tile every MobileNet plane
-                        // (112, 56, 28, 14, 7) whole.
+                        // vector wide, not two by 4 rows as before: C5 (56x56, Zen 4) took
+                        // 0.82x / 0.93x the time at 1 / 2 threads (fastest of 10 interleaved
+                        // runs; medians 0.89x / 0.87x; 1 x 4 and 1 x 8 rows slower than 1 x 7).
+                        // 7 rows tile every MobileNet plane (112, 56, 28, 14, 7) whole.
                         /*depthwise_tile=*/{1, 1, 7},
                         // 8 accumulators along one row, as on AVX2. Run on AVX-512 (README's
                         // table), not yet compared with other tiles there.
