@@ -3,13 +3,14 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 #include <unordered_map>
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
 #include <omp.h>
 #elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 #endif
 
 namespace poolconv_bench {
@@ -100,16 +101,24 @@ std::string onednn_version() {
            onednn_runtime_name() + ")";
 }
 
-void onednn_set_num_threads(int threads) {
+void onednn_with_threads(int threads, const std::function<void()> &body) {
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
     omp_set_num_threads(threads);
+    body();
 #elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
-    static std::unique_ptr<tbb::global_control> control;
-    control.reset();
-    control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                    static_cast<std::size_t>(threads));
+    // oneDNN's TBB runtime runs on the calling thread's arena, one per thread count, kept for the
+    // run. Not a tbb::global_control, which the bench used before: with TBB 2021.13, once a control
+    // lowers max_allowed_parallelism below the workers already started, one of them spins in
+    // sched_yield as long as the control lives (a whole core, also while poolconv's 1-thread rows
+    // ran beside it: on the 2-core Zen 4 guest a spinning neighbour core made P1 1.3x slower).
+    // Arenas leave no worker spinning.
+    static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
+    std::unique_ptr<tbb::task_arena> &arena = arenas[threads];
+    if (!arena) arena = std::make_unique<tbb::task_arena>(threads);
+    arena->execute(body);
 #else
     (void)threads;
+    body();
 #endif
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,8 +20,9 @@ enum class OnednnLayout {
 // The oneDNN threading runtime, e.g. "OpenMP", and version, e.g. "2.6.3".
 std::string onednn_runtime_name();
 std::string onednn_version();
-// Sets the threads oneDNN uses from now on (omp_set_num_threads for the OpenMP runtime).
-void onednn_set_num_threads(int threads);
+// Runs `body` with oneDNN on `threads` threads: the primitives `body` creates and executes (an
+// OpenMP runtime: omp_set_num_threads; TBB: inside a task arena of that many threads).
+void onednn_with_threads(int threads, const std::function<void()> &body);
 
 class OnednnPool {
 public:
@@ -28,7 +30,7 @@ public:
     // execute()). `output_shape` and `pads_begin` are poolconv's (PoolGeometry); the end pads oneDNN
     // gets are those that reproduce `output_shape` (ceil rounding becomes a larger right pad).
     // P7 (`c.indices`) uses prop_kind::forward_training, which also writes the argmax workspace;
-    // everything else uses forward_inference. Create it with the thread count it will run with.
+    // everything else uses forward_inference. Create and run it inside onednn_with_threads.
     OnednnPool(const PoolCase &c, const std::vector<int64_t> &output_shape, const std::vector<int64_t> &pads_begin,
                OnednnLayout layout, const float *src);
     ~OnednnPool();
@@ -52,8 +54,8 @@ class OnednnConv {
 public:
     // `src` (dense NC[D]HW), `weights` (ONNX OI[D]HW) and `bias` must outlive this object (the
     // plain layout reads src on every execute()). Weights are reordered into the layout oneDNN
-    // picks once, here; with OnednnLayout::blocked so is src. Create it with the thread count it
-    // will run with.
+    // picks once, here; with OnednnLayout::blocked so is src. Create and run it inside
+    // onednn_with_threads.
     OnednnConv(const ConvCase &c, const std::vector<int64_t> &output_shape, const std::vector<int64_t> &pads_begin,
                const std::vector<int64_t> &pads_end, OnednnLayout layout, const float *src, const float *weights,
                const float *bias);

@@ -24,8 +24,9 @@
 //                   read and written once, the bandwidth ceiling its pooling rows are compared
 //                   with (the caches or memory that footprint lives in, at that thread count)
 // Times are wall-clock (UseRealTime); exact_names_reporter.h keeps Google Benchmark from adding
-// "/real_time" to the names. Threads: poolconv::set_num_threads(n) and, for oneDNN's OpenMP
-// runtime, omp_set_num_threads(n). Default --benchmark_min_time: 0.2 s.
+// "/real_time" to the names. Threads: poolconv::set_num_threads(n) and, for oneDNN, a TBB task
+// arena of n threads (or omp_set_num_threads(n) for an OpenMP build). Default
+// --benchmark_min_time: 0.2 s.
 //
 // Before any timing, each benchmark (once per process) runs its implementation once on a fixed
 // random input and compares the output with oneDNN NCHW's (max pooling exact, average pooling 1e-5
@@ -488,37 +489,41 @@ SetupCache &setup_cache() {
 void run_benchmark(benchmark::State &state, const std::string &id, const SetupCache::MakeData &make, Impl impl,
                    int threads) {
     poolconv::set_num_threads(threads);
-    onednn_set_num_threads(threads);
-    // Error strings must outlive the report; they are few, so keep them all.
-    static std::map<std::string, std::string> errors;
-    std::string &error = errors[id + impl_name(impl) + std::to_string(threads)];
-    Prepared *p = nullptr;
-    const CaseData *d = nullptr;
-    try {
-        d = &setup_cache().case_data(id, make);
-        p = &setup_cache().prepared(id, make, impl, threads);
-    } catch (const std::exception &e) {
-        error = id + ": setup failed: " + e.what();
-        state.SkipWithError(error.c_str());
-        return;
-    }
-    if (!p->runner) {
-        error = p->error;
-        state.SkipWithError(error.c_str());
-        return;
-    }
-    Runner &runner = *p->runner;
-    runner.run();  // warm-up: caches, thread pools
-    for (auto _ : state) {
-        runner.run();
-    }
-    state.counters["GB/s"] = benchmark::Counter(d->bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    if (d->flops > 0) {
-        state.counters["GFLOP/s"] = benchmark::Counter(d->flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    }
-    char bytes[64];
-    std::snprintf(bytes, sizeof bytes, "%.2f MB/iter; ", d->bytes * 1e-6);
-    state.SetLabel(bytes + p->label);
+    // Setup and the timed loop inside: oneDNN's primitives (the reference and the peer's) are
+    // created and run with this row's thread count.
+    onednn_with_threads(threads, [&] {
+        // Error strings must outlive the report; they are few, so keep them all.
+        static std::map<std::string, std::string> errors;
+        std::string &error = errors[id + impl_name(impl) + std::to_string(threads)];
+        Prepared *p = nullptr;
+        const CaseData *d = nullptr;
+        try {
+            d = &setup_cache().case_data(id, make);
+            p = &setup_cache().prepared(id, make, impl, threads);
+        } catch (const std::exception &e) {
+            error = id + ": setup failed: " + e.what();
+            state.SkipWithError(error.c_str());
+            return;
+        }
+        if (!p->runner) {
+            error = p->error;
+            state.SkipWithError(error.c_str());
+            return;
+        }
+        Runner &runner = *p->runner;
+        runner.run();  // warm-up: caches, thread pools
+        for (auto _ : state) {
+            runner.run();
+        }
+        state.counters["GB/s"] = benchmark::Counter(d->bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+        if (d->flops > 0) {
+            state.counters["GFLOP/s"] =
+                benchmark::Counter(d->flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+        }
+        char bytes[64];
+        std::snprintf(bytes, sizeof bytes, "%.2f MB/iter; ", d->bytes * 1e-6);
+        state.SetLabel(bytes + p->label);
+    });
 }
 
 // ---- Copy bandwidth at a pooling shape's footprint ----
