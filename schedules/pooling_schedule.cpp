@@ -40,9 +40,13 @@ namespace poolconv::schedules {
 using namespace Halide;
 
 namespace {
-// Scratch per task of the padded kernels, and planes per task at most (measured on Zen 5: 16 KiB
-// sits well inside L1 with the input rows streaming past).
-constexpr int kPoolScratchBytes = 16 * 1024;
+// Scratch per task of the padded kernels, and planes per task at most. 32 KiB, within the L1 of
+// every x86 host measured (Zen 4 32 KiB, Zen 5 and Sapphire Rapids 48): P9's 2048 planes of
+// 56x56 (12.5 KB of scratch each) then go two to a task, and took 0.79-0.89x the time at 2
+// threads of one plane per task with 16 KiB (Zen 4, fastest and median of three rounds of 5-10
+// interleaved turns; 1 thread, and P1, P3 and P6, within noise). 64 KiB (five planes, past the
+// L1) measured about the same as 32.
+constexpr int kPoolScratchBytes = 32 * 1024;
 constexpr int kMaxPlanesPerTask = 8;
 }  // namespace
 
