@@ -110,8 +110,8 @@ void onednn_with_threads(int threads, const std::function<void()> &body) {
     // run. Not a tbb::global_control, which the bench used before: with TBB 2021.13, once a control
     // lowers max_allowed_parallelism below the workers already started, one of them spins in
     // sched_yield as long as the control lives (a whole core, also while poolconv's 1-thread rows
-    // ran beside it: on the 2-core Zen 4 guest a spinning neighbour core made P1 1.3x slower).
-    // Arenas leave no worker spinning.
+    // ran beside it: on the 2-core Zen 4 guest P1's 1-thread row took 1.15x the time, most rows
+    // within noise; docs/PERFORMANCE_HISTORY.md, 2026-11-27). Arenas leave no worker spinning.
     static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
     std::unique_ptr<tbb::task_arena> &arena = arenas[threads];
     if (!arena) arena = std::make_unique<tbb::task_arena>(threads);
