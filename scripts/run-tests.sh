@@ -51,5 +51,6 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_
 cmake --build build-tsan --target concurrency_stress_test
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" build-tsan/tests/concurrency_stress_test
 
-echo "== libFuzzer targets, ${POOLCONV_FUZZ_SECONDS:-30} s each"
-scripts/run-fuzz.sh "${POOLCONV_FUZZ_SECONDS:-30}"
+fuzz_seconds=${POOLCONV_FUZZ_SECONDS:-30}
+echo "== libFuzzer targets, $fuzz_seconds s each"
+scripts/run-fuzz.sh "$fuzz_seconds"
