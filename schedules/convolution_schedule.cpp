@@ -94,6 +94,24 @@ int tile_columns(const TargetParams &target, const ConvTile &tile, ConvPlan plan
 // Output rows per parallel task of the channel-vector plan.
 constexpr int kChannelVectorTaskRows = 4;
 
+// Parallel tasks the channel-vector plan makes, where its rows alone make fewer: 4 per worker
+// thread, up to 16. Each extra chunk of channels copies its tasks' input again, so a fixed 16 tasks
+// cost copies on small thread counts: C4 (14x14: 4 row tasks) took 0.87x / 0.92x the time at
+// 1 / 2 threads with 4 / 8 tasks instead of 16 (Zen 4, AVX-512, 5 interleaved turns); 4 tasks at 2
+// threads ran no faster than 16 (the row tasks are uneven: 4, 4, 4 and 2 rows). From 4 threads on
+// it is 16 tasks as before, measured on 16 threads of a Xeon (docs/PERFORMANCE_HISTORY.md).
+constexpr int kChannelVectorTasksPerThread = 4;
+constexpr int kChannelVectorTasksMax = 16;
+
+// The worker threads of Halide's pool when the kernel runs (poolconv::set_num_threads sets them),
+// so one kernel sizes its tasks for any thread count. A pure call: Halide evaluates it once per
+// kernel call, before the parallel loops (as a plain extern call it ran in every task, and it
+// takes the thread pool's lock).
+Expr pool_threads() {
+    using Halide::Internal::Call;
+    return Halide::max(Call::make(Int(32), "halide_get_num_threads", {}, Call::PureExtern), 1);
+}
+
 // The loops a kernel's output runs in.
 struct OutputLoops {
     Halide::Var task;        // parallel: a chunk of rows (or of a plane's pixels, or a plane)
@@ -170,13 +188,14 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
             .fuse(task, g, task)
             .fuse(task, n, task);
         if (channel_vectors) {
-            // Where the rows make fewer than 16 tasks (C4's 14 rows make 4), the channel tiles are
-            // split too, in as many parallel chunks as make up 16 (each chunk's tasks copy the
-            // input again). A loop of its own around the tasks: fused into them, the chunk count
-            // (a runtime value) left bounds inference unable to bound the group index.
+            // Where the rows make fewer tasks than wanted (C4's 14 rows make 4), the channel tiles
+            // are split too, in as many parallel chunks as make up that many (each chunk's tasks
+            // copy the input again). A loop of its own around the tasks: fused into them, the chunk
+            // count (a runtime value) left bounds inference unable to bound the group index.
             const Expr channel_tiles = Halide::max((s.output_channels + tile.channels - 1) / tile.channels, 1);
             const Expr row_tasks = Halide::max((row_tiles + task_rows - 1) / task_rows * s.output_images, 1);
-            const Expr chunks = Halide::clamp(16 / row_tasks, 1, channel_tiles);
+            const Expr tasks_wanted = Halide::min(kChannelVectorTasksPerThread * pool_threads(), kChannelVectorTasksMax);
+            const Expr chunks = Halide::clamp(tasks_wanted / row_tasks, 1, channel_tiles);
             Var cot("cot");
             s.output.split(co, cot, co, (channel_tiles + chunks - 1) / chunks, TailStrategy::GuardWithIf)
                 .reorder(co, task, cot)

@@ -410,6 +410,38 @@ TEST_P(RandomConvolution, OneOutputStrideIsNotPointwise) {
     }
 }
 
+// The channel-vector kernels (AVX-512) split the output channels into as many parallel chunks as
+// the pool's thread count asks for, read when the kernel runs (schedules/convolution_schedule.cpp):
+// every split computes the same values. 5 rows make 2 row tasks (2 chunks of the 3 channel tiles at
+// 1 thread, 3 from 2 threads on), two 14-row images 8 (1 chunk up to 3 threads, 2 from 4 on).
+TEST_P(RandomConvolution, AnyThreadCount) {
+    Rng rng(3013);
+    const int threads_before = num_threads();
+    ConvAttributes a;
+    a.pads_begin = {1, 1};
+    a.pads_end = {1, 1};
+    Tensor weights = Tensor::dense(DType::f32, {96, 8, 3, 3});
+    test::fill_random(weights, rng, {});
+    const PreparedConvolution conv(weights.view(), nullptr, a);
+    for (const Shape &shape : {Shape{1, 8, 5, 14}, Shape{2, 8, 14, 14}}) {
+        Tensor input = Tensor::dense(DType::f32, shape);
+        test::fill_random(input, rng, {});
+        const Shape out_shape = conv.infer_shape(shape).output_shape;
+        Tensor expected = Tensor::dense(DType::f32, out_shape);
+        reference::convolution(input.view(), weights.view(), nullptr, expected.view(), a);
+        for (int threads : {1, 2, 3, 7, 16}) {
+            set_num_threads(threads);
+            Tensor got = Tensor::dense(DType::f32, out_shape);
+            if (GetParam() == Isa::avx512) {
+                EXPECT_EQ(conv.kernel_name(input.view(), got.view()), "conv_f32_channel_vectors");
+            }
+            conv.run(input.view(), got.view());
+            EXPECT_TRUE(test::tensors_match(got, expected)) << threads << " threads, input " << shape_to_string(shape);
+        }
+    }
+    set_num_threads(threads_before);
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, RandomConvolution, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
 
 }  // namespace
