@@ -14,9 +14,9 @@ TargetParams x86_avx512_params() {
                         // cycles per 48 FMAs (FMA-bound 24), 2 x 8 x 1 27.1, no spills in either.
                         /*conv_tile=*/{1, 16, 1},
                         // 16 accumulators, one vector by two rows, as on AVX2 (where it was
-                        // faster): rows share input rows, and a 14-wide row (C4) computes 16
-                        // columns where 2 x 8 x 1 computed 32. Run on AVX-512 (README's table),
-                        // not yet compared with other tiles there.
+                        // faster): rows share input rows. On AVX-512, C7 (the 3-D layer) ran no
+                        // faster with 2 x 4 x 2 and slower with 1 x 8 x 3, 2 x 4 x 3 and 3 x 4 x 2
+                        // (docs/PERFORMANCE_HISTORY.md).
                         /*row_pair_tile=*/{1, 8, 2},
                         // 7 accumulators down one column of vectors: a 3x3 window's input rows are
                         // loaded once for the rows that share them (7 output rows read 9). One
