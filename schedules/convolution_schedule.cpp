@@ -228,10 +228,11 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // next, too short for the hardware prefetchers; the copy waited on every line, most of a
         // task's time when neighbours share the memory. Hence a prefetch of the channel 4 ahead
         // (8 and 16 ahead gained less at 2 threads; the general plans' copies gained nothing).
-        // Halide 21 emits one prefetch per channel, of the piece's first line (Halide 14 fetched
-        // that line and two 256 and 512 bytes on, in the next tasks' columns; C3 took the same time
-        // with either). Every line of the piece, one prefetch per vector (the directive at the
-        // copy's vector loop), was slower.
+        // Halide 21 splits each channel's prefetch into one per 16 elements of the piece but places
+        // them 64 elements apart: the piece's first line, then lines 256, 512 (and on AVX-512 768)
+        // bytes on, in the next tasks' columns (Halide 14 did the same). Every line of the piece,
+        // one prefetch per vector (the directive at the copy's vector loop), was slower; every
+        // line of the next task's piece no faster (docs/PERFORMANCE_HISTORY.md).
         s.input_copy.prefetch(s.input, copy_args[1], copy_args[1], 4, PrefetchBoundStrategy::NonFaulting);
     } else if (s.copied_plane.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2

@@ -4,7 +4,7 @@
 //   output:  for n, for c (both parallel; padded kernels: a few small planes per task) / for z /
 //            for y / for x in vectors of L lanes
 //            (L = one register of the widest per-lane state; the last vector of a row is guarded,
-//            or in unpadded kernels shifted inwards)
+//            or shifted inwards: in unpadded kernels, and where masked stores are slow)
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
 //            for tap z: [for tap y: [for tap x (unrolled in threes): L lanes] L lanes] L lanes
 //            every partial result one vector, in registers
@@ -83,22 +83,23 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // Where the hot windows are specialized (below): the whole output, or its rows of at least
     // one vector.
     Stage rows = s.output;
-    if (s.padded) {
-        output_loops(s.output, TailStrategy::GuardWithIf);
-        if (s.second_output.defined()) {
-            output_loops(s.second_output, TailStrategy::GuardWithIf);
-            s.second_output.compute_with(s.output, xo);
-        }
-    } else {
-        // Unpadded kernels read the input in place, so no lane may compute a window past the end
-        // of a row: the last vector of a row shifts inwards (it recomputes a few outputs of the
-        // one before), and rows narrower than a vector take one guarded vector.
-        if (s.second_output.defined()) {
-            throw CompileError("the unpadded pooling plan has no indices output (build it with padded=true)");
-        }
+    if (s.second_output.defined() && !s.padded) {
+        throw CompileError("the unpadded pooling plan has no indices output (build it with padded=true)");
+    }
+    // The last vector of a row: shifted inwards (it recomputes a few outputs of the one before) in
+    // rows of at least one vector, or guarded (its store masked). Unpadded kernels read the input
+    // in place, so no lane may compute a window past the end of a row: they always shift. Padded
+    // kernels shift too where the target has no cheap masked store (TargetParams::masked_stores),
+    // except with the indices output fused in (compute_with needs both outputs' loops alike).
+    const bool shift_row_ends = !s.padded || (!target.masked_stores && !s.second_output.defined());
+    if (shift_row_ends) {
         rows = s.output.specialize(s.output.output_buffer().dim(0).extent() >= lanes);
         output_loops(rows, TailStrategy::ShiftInwards);
-        output_loops(s.output, TailStrategy::GuardWithIf);
+    }
+    output_loops(s.output, TailStrategy::GuardWithIf);
+    if (s.second_output.defined()) {
+        output_loops(s.second_output, TailStrategy::GuardWithIf);
+        s.second_output.compute_with(s.output, xo);
     }
 
     for (Func table : s.axis_tables) table.compute_root();
@@ -107,12 +108,19 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // pooled: every element once, densely, however many windows share it; every tap then loads
     // a dense vector, also in the border vectors. (Copying per output row would need a sliding
     // window, which Halide cannot prove monotonic for a runtime stride.) The copy and the margin
-    // fills run in vectors (guarded: a margin column is one lane), each row of the scratch
-    // starting at a whole vector. Unpadded kernels have no copy: the encoding is inlined into the
-    // taps.
+    // fills run in vectors (guarded), each row of the scratch starting at a whole vector; the
+    // margin columns (a pad wide, usually one element) too where masked stores are cheap,
+    // element by element elsewhere: a vector guarded down to one lane is a masked store per row,
+    // and AVX2's `vmaskmovps` store is slow on AMD cores (24% of AVX2 P4's samples on Zen 4).
+    // Unpadded kernels have no copy: the encoding is inlined into the taps.
     if (s.padded) {
         s.padded_input.compute_at(s.output, task).align_storage(s.padded_input.args()[0], lanes);
         for (int slab = 0; slab < 6; slab++) {
+            const bool margin_column = slab >= 4;
+            if (margin_column && !target.masked_stores) {
+                s.padded_input.update(slab).unscheduled();  // element by element, as written
+                continue;
+            }
             s.padded_input.update(slab).vectorize(s.padding_margins[slab].x, lanes, TailStrategy::GuardWithIf);
         }
         s.padded_input.update(kPaddedInputCopy).vectorize(s.input_elements.x, lanes);

@@ -31,7 +31,9 @@ TargetParams x86_avx512_params() {
                         /*pointwise_tile=*/{2, 8, 1},
                         // 28 accumulators, 2 weight vectors and a broadcast: 14 columns (a quarter
                         // of ResNet's 56-wide rows, a whole 14-wide one) by 32 output channels.
-                        /*channel_vector_tile=*/{14, int(kChannelVectorChannels), 1}};
+                        /*channel_vector_tile=*/{14, int(kChannelVectorChannels), 1},
+                        // Masked stores take a mask register (k1-k7): as cheap as any store.
+                        /*masked_stores=*/true};
 }
 
 }  // namespace poolconv::schedules
