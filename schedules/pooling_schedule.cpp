@@ -90,7 +90,9 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // rows of at least one vector, or guarded (its store masked). Unpadded kernels read the input
     // in place, so no lane may compute a window past the end of a row: they always shift. Padded
     // kernels shift too where the target has no cheap masked store (TargetParams::masked_stores),
-    // except with the indices output fused in (compute_with needs both outputs' loops alike).
+    // except with the indices output fused in: a Func computed with another (the indices, with
+    // the values) may have no specializations, so its rows could not shift only where they are
+    // a vector wide.
     const bool shift_row_ends = !s.padded || (!target.masked_stores && !s.second_output.defined());
     if (shift_row_ends) {
         rows = s.output.specialize(s.output.output_buffer().dim(0).extent() >= lanes);
