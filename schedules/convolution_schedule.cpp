@@ -224,16 +224,11 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // Panels (panel_x, ci, panel): each channel's row is read once, across the panels, in
         // order: long runs the prefetchers follow.
         s.input_copy.reorder(copy_args[0], copy_args[2], copy_args[1]);
-        // Each channel's piece of the rows is short (AVX2: 192 bytes) and a channel apart from the
-        // next, too short for the hardware prefetchers; the copy waited on every line, most of a
-        // task's time when neighbours share the memory. Hence a prefetch of the channel 4 ahead
-        // (8 and 16 ahead gained less at 2 threads; the general plans' copies gained nothing).
-        // Halide 21 splits each channel's prefetch into one per 16 elements of the piece but places
-        // them 64 elements apart: the piece's first line, then lines 256, 512 (and on AVX-512 768)
-        // bytes on, in the next tasks' columns (Halide 14 did the same). Every line of the piece,
-        // one prefetch per vector (the directive at the copy's vector loop), was slower; every
-        // line of the next task's piece no faster (docs/PERFORMANCE_HISTORY.md).
-        s.input_copy.prefetch(s.input, copy_args[1], copy_args[1], 4, PrefetchBoundStrategy::NonFaulting);
+        // No software prefetch: Halide's `prefetch` is a `prefetchnta`, and on an Intel Xeon
+        // (Emerald Rapids, AVX-512) the copy's prefetch of the channel 4 ahead cost C3 1.6x the
+        // time at 1 thread (AVX2 kernel 1.27x; 2 threads within noise), 27% of the samples on the
+        // prefetch loop itself. It had gained up to 14% on a Zen 3 host (9260449); the history
+        // (docs/PERFORMANCE_HISTORY.md, "2026-11-28") has both.
     } else if (s.copied_plane.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2
         // (general kernels: four for 4).

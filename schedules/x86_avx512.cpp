@@ -6,13 +6,15 @@ namespace poolconv::schedules {
 
 TargetParams x86_avx512_params() {
     return TargetParams{"x86-avx512", /*vector_bytes=*/64, /*vector_registers=*/32,
-                        // 16 accumulators, one vector by 16 channels: one input vector and 16
-                        // weights (broadcast by the FMAs from memory) per 16 FMAs. Rows are covered
-                        // 16 columns at a time, where 2 x 8 x 1 computed 32: C2's 112-wide rows
-                        // waste no half tile (0.87x / 0.90x the time at 1 / 2 threads), C6 and C8
-                        // 0.95-1.0x (Zen 4, 6 interleaved turns); llvm-mca on Sapphire Rapids: 26.6
-                        // cycles per 48 FMAs (FMA-bound 24), 2 x 8 x 1 27.1, no spills in either.
-                        /*conv_tile=*/{1, 16, 1},
+                        // 16 accumulators, two vectors by 8 channels: two input vectors and 8
+                        // weights (broadcast by the FMAs from memory) per 16 FMAs. On an Intel Xeon
+                        // (Emerald Rapids) 1 x 16 x 1 took 1.37x the time on C6 and 1.2-1.3x on C8
+                        // at 1 thread (it reads four runs of packed weights per tap where 8 channels
+                        // read two; which difference costs was not isolated), 3 x 8 x 1 2.3-4x
+                        // (interleaved turns). On Zen 4 it is the
+                        // other way, by less: 1 x 16 x 1 covered C2's 112-wide rows without a half
+                        // tile (0.87x the time there), C6 and C8 0.95-1.0x.
+                        /*conv_tile=*/{2, 8, 1},
                         // 16 accumulators, one vector by two rows, as on AVX2 (where it was
                         // faster): rows share input rows. On AVX-512, C7 (the 3-D layer) ran no
                         // faster with 2 x 4 x 2 and slower with 1 x 8 x 3, 2 x 4 x 3 and 3 x 4 x 2
