@@ -11,9 +11,9 @@ TargetParams x86_avx512_params() {
                         // (Emerald Rapids) 1 x 16 x 1 took 1.37x the time on C6 and 1.2-1.3x on C8
                         // at 1 thread (it reads four runs of packed weights per tap where 8 channels
                         // read two; which difference costs was not isolated), 3 x 8 x 1 2.3-4x
-                        // (interleaved turns). On Zen 4 it is the
-                        // other way, by less: 1 x 16 x 1 covered C2's 112-wide rows without a half
-                        // tile (0.87x the time there), C6 and C8 0.95-1.0x.
+                        // (interleaved turns). On Zen 4 it is the other way, by less: 1 x 16 x 1
+                        // covered C2's 112-wide rows without a half tile (0.87x the time there), C6
+                        // and C8 0.95-1.0x (docs/PERFORMANCE_HISTORY.md, 5c03182 and df0a298).
                         /*conv_tile=*/{2, 8, 1},
                         // 16 accumulators, one vector by two rows, as on AVX2 (where it was
                         // faster): rows share input rows. On AVX-512, C7 (the 3-D layer) ran no
