@@ -264,7 +264,6 @@ public:
         stages.activation_bounds = {activation_min, activation_max};
         stages.input_copy = pointwise ? panel : phased;
         stages.shifted_copy = tapped;
-        stages.input = input;
         stages.taps = {kx, ky, kz, ci};
         if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
         stages.copy_margins = margins;

@@ -22,7 +22,6 @@ struct ConvolutionStages {
     // Channel-vector plans: input_copy again, once per kx tap (x, kx, y, z, ci, g, n), so that no
     // two taps of a tile read the same address (undefined elsewhere).
     Halide::Func shifted_copy;
-    Halide::ImageParam input;         // the data input input_copy reads (for prefetches)
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
     // Depthwise CPU plans: input_copy is undefined, then one update per margin of zeros around
     // the plane (copy_margins: phased column q, row y; left, right, above, below), then an update
