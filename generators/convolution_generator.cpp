@@ -161,36 +161,51 @@ public:
         // row of outputs reads a dense row of q, whatever the stride.
         Func phased("phased");
         Var q("q"), r("r");
-        RDom plane;  // depthwise CPU kernels: the input plane, copied inside the margins
+        // Depthwise and channel-vector CPU kernels write the same values as the zeros of the
+        // margin the taps read around the input, then the input itself: the copy then has no
+        // border test per element. With the test, each row's first and last vectors were gathers
+        // of clamped columns (C1 on an Intel Xeon: 9% of the kernel's samples; C4's 14-column rows
+        // were all gathers); with zeros everywhere first (a memset of the task's scratch), the
+        // zeros took 10% of a 56x56 3x3 depthwise layer's time (Zen 4). GPU kernels keep the
+        // one-line definition below: their schedule stages it block by block.
+        // The margins are whole phased columns q (every phase r) left and right of the input: the
+        // right one may zero columns of the last q, which the copy overwrites. Depthwise tasks
+        // copy whole planes, so their margins are the rows above and below the plane too; a
+        // channel-vector task copies whole rows (the rows its windows cover; rows outside the
+        // input are zero by a test per row). Taps past the last window (whole vectors of outputs
+        // past a row's end) read scratch no margin wrote, into sums no output keeps.
+        RDom copied;  // the input plane (depthwise) or row (channel vectors), copied inside the margins
         std::vector<RDom> margins;
-        if (any_depthwise && !get_target().has_gpu_feature()) {
-            // The same values, written as the zeros of the margin the taps read around the plane,
-            // then the input plane (a depthwise task copies whole planes): the copy then has no
-            // border test per element. With the test, each row's first and last vectors were
-            // gathers of clamped columns; with zeros everywhere first (a memset of the task's
-            // scratch), the zeros took 10% of a 56x56 3x3 layer's time (Zen 4). GPU kernels keep
-            // the one-line definition below: their schedule stages it block by block.
-            // The margins are whole phased columns q (every phase r) left and right of the plane,
-            // and the rows above and below it: the right one may zero columns of the plane's last
-            // q, which the copy overwrites. Taps past the last window (whole vectors of outputs
-            // past a row's end) read scratch no margin wrote, into sums no output keeps.
-            Func depth_padded = BoundaryConditions::constant_exterior(
-                input_f32, zero, {{Expr(), Expr()}, {Expr(), Expr()}, {0, extent(input, "input", 2)}});
+        const bool copy_inside_margins =
+            (any_depthwise || kernel_plan == ConvPlan::channel_vectors) && !get_target().has_gpu_feature();
+        if (copy_inside_margins) {
             const Expr width = extent(input, "input", 0), height = extent(input, "input", 1);
             const Expr last_column = at(0, extent(output, "output", 0) - 1, extent(weights, "weights", 1) - 1);
-            const Expr last_row = at(1, extent(output, "output", 1) - 1, extent(weights, "weights", 2) - 1);
             const Expr q_first = min(0, (0 - pad_at[0]) / stride_x), q_inside = width / stride_x;
             const Expr q_end = max(q_inside, last_column / stride_x + 1);
-            const Expr y_first = min(0, 0 - pad_at[1]), y_end = max(height, last_row + 1);
-            margins = {box_or_origin({q_first, y_first}, {Expr(0), y_end}, "margin_left"),
-                       box_or_origin({q_inside, y_first}, {q_end, y_end}, "margin_right"),
-                       box_or_origin({Expr(0), y_first}, {q_inside, Expr(0)}, "margin_above"),
-                       box_or_origin({Expr(0), height}, {q_inside, y_end}, "margin_below")};
-            plane = RDom({{0, width}, {0, height}}, "plane");
             phased(q, r, y, z, c, g, n) = undef(arithmetic);
-            for (const RDom &m : margins) phased(m.x, r, m.y, z, c, g, n) = zero;
-            phased(plane.x / stride_x, plane.x % stride_x, plane.y, z, c, g, n) =
-                depth_padded(plane.x, plane.y, z, c, g, n);
+            if (any_depthwise) {
+                Func depth_padded = BoundaryConditions::constant_exterior(
+                    input_f32, zero, {{Expr(), Expr()}, {Expr(), Expr()}, {0, extent(input, "input", 2)}});
+                const Expr last_row = at(1, extent(output, "output", 1) - 1, extent(weights, "weights", 2) - 1);
+                const Expr y_first = min(0, 0 - pad_at[1]), y_end = max(height, last_row + 1);
+                margins = {box_or_origin({q_first, y_first}, {Expr(0), y_end}, "margin_left"),
+                           box_or_origin({q_inside, y_first}, {q_end, y_end}, "margin_right"),
+                           box_or_origin({Expr(0), y_first}, {q_inside, Expr(0)}, "margin_above"),
+                           box_or_origin({Expr(0), height}, {q_inside, y_end}, "margin_below")};
+                copied = RDom({{0, width}, {0, height}}, "plane");
+                for (const RDom &m : margins) phased(m.x, r, m.y, z, c, g, n) = zero;
+                phased(copied.x / stride_x, copied.x % stride_x, copied.y, z, c, g, n) =
+                    depth_padded(copied.x, copied.y, z, c, g, n);
+            } else {
+                Func row_padded = BoundaryConditions::constant_exterior(
+                    input_f32, zero, {{Expr(), Expr()}, {0, height}, {0, extent(input, "input", 2)}});
+                margins = {box_or_origin({q_first}, {Expr(0)}, "margin_left"),
+                           box_or_origin({q_inside}, {q_end}, "margin_right")};
+                copied = RDom({{0, width}}, "row");
+                for (const RDom &m : margins) phased(m.x, r, y, z, c, g, n) = zero;
+                phased(copied.x / stride_x, copied.x % stride_x, y, z, c, g, n) = row_padded(copied.x, y, z, c, g, n);
+            }
         } else {
             phased(q, r, y, z, c, g, n) = padded(q * stride_x + r, y, z, c, g, n);
         }
@@ -265,7 +280,10 @@ public:
         stages.input_copy = pointwise ? panel : phased;
         stages.shifted_copy = tapped;
         stages.taps = {kx, ky, kz, ci};
-        if (plane.defined()) stages.copied_plane = {plane.x, plane.y};
+        if (copied.defined()) {
+            stages.copied_input = {copied.x};
+            if (copied.dimensions() == 2) stages.copied_input.push_back(copied.y);
+        }
         stages.copy_margins = margins;
         stages.kernel_x = extent(weights, "weights", 1);
         stages.kernel_y = extent(weights, "weights", 2);

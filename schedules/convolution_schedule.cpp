@@ -8,8 +8,9 @@
 //              of the group, the rows its windows cover), is copied into a scratch buffer, so taps are plain loads
 //              with no border tests; the copy stores each row's columns by stride phase
 //              (`phased` in the generator), so a row of outputs reads dense vectors at any stride
-//              (depthwise: the margin's zeros, then the whole plane, dense for strides 1 and 2;
-//              other strides copy element by element)
+//              (depthwise: the margin's zeros, then the whole plane; channel vectors: the
+//              margin's zeros, then whole rows; both dense for strides 1 and 2, other strides
+//              copy element by element)
 //              for channel tile / for row / for x tile (pointwise: for x tile / for channel tile):
 //                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
@@ -26,7 +27,7 @@
 //   channel vector (scattered along x's planes). The task copies the input once more per kx tap
 //   (`tapped` in the generator, from `phased`): with one copy the taps of neighbouring columns
 //   read the same addresses, LLVM kept those broadcasts in registers, and the tile spilled.
-//   Tasks are whole rows, 4 rows each, and also split the output channels in parallel chunks
+//   Tasks are 4 whole rows each, and also split the output channels in parallel chunks
 //   where the rows make fewer than 16 tasks.
 //   Pointwise (1x1, stride 1, no padding) is a matrix product: its x is every pixel of a plane,
 //   its tile the target's pointwise_tile, its chunk up to 2 tiles, and its copy stores the input
@@ -133,11 +134,12 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
     // many threads (C3: 66, where 33 leave 16 threads a last round with one task). With tiles of
     // output channels (tasks per chunk, not per plane), fewer again where a plane has few tiles,
     // so that it still makes 16 tasks where it can (C4, 14x14 in row pairs: 14 tasks of one tile,
-    // where 7 tasks of two left one of 2 threads idle an eighth of the time).
+    // where 7 tasks of two left one of 2 threads idle an eighth of the time). Channel-vector
+    // tasks are whole rows: their copy is of whole rows (schedule_input_copy).
     const Expr tiles_per_row = (s.output_width + tile_x - 1) / tile_x;
     const Expr row_tiles = (s.output_height + tile.rows - 1) / tile.rows;
     const Expr tiles_per_plane = tiles_per_row * row_tiles;
-    Expr chunk_tiles = Halide::min(tiles_per_row, pointwise ? 2 : 8);
+    Expr chunk_tiles = channel_vectors ? tiles_per_row : Halide::min(tiles_per_row, pointwise ? 2 : 8);
     if (tile.channels > 1 && !channel_vectors) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
     if (task_shape.x_tiles > 0) chunk_tiles = Halide::min(tiles_per_row, task_shape.x_tiles);
     const Expr chunk_x = chunk_tiles * tile_x;
@@ -175,7 +177,7 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
         // unchanged); counting up to 8 images (14 row pairs) took 1.04x / 1.00x of that.
         Var yt("yt");
         const Expr images = Halide::min(s.output_images, 4);
-        // Channel vectors: whole rows (up to 8 tiles) and kChannelVectorTaskRows rows per task:
+        // Channel vectors: whole rows and kChannelVectorTaskRows rows per task:
         // their per-tap input copies cost as much per task as a row's sums, so fewer rows per task
         // ran slower (C1 and C9 on Zen 4: 1 or 2 rows 0.57x the speed of 4; 8 no faster).
         const Expr rule_rows = channel_vectors ? Expr(std::max(kChannelVectorTaskRows / tile.rows, 1))
@@ -229,32 +231,40 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // time at 1 thread (AVX2 kernel 1.27x; 2 threads within noise), 27% of the samples on the
         // prefetch loop itself. It had gained up to 14% on a Zen 3 host (9260449); the history
         // (docs/PERFORMANCE_HISTORY.md, "2026-11-28") has both.
-    } else if (s.copied_plane.empty()) {
+    } else if (s.copied_input.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2
         // (general kernels: four for 4).
         s.input_copy.specialize(s.stride_x == 1);
         s.input_copy.specialize(s.stride_x == 2);
         if (plan == ConvPlan::general) s.input_copy.specialize(s.stride_x == 4);
     } else {
-        // The margins' zeros, whatever the stride: the rows above and below the plane in
-        // (guarded) vectors along the row; the columns left and right of it, a pad wide, down
+        // The margins' zeros, whatever the stride. Depthwise: the rows above and below the plane
+        // in (guarded) vectors along the row; the columns left and right of it, a pad wide, down
         // each column (with the row loop inside, LLVM made each row's few zeros a memset call:
         // 12% of a 56x56 3x3 layer's time on Zen 4, as much as zeroing the whole scratch).
-        // Then the plane, whose columns x go to distinct (x / stride, x % stride): Halide cannot
+        // Channel vectors: the columns left and right of the rows, down each column too (with
+        // the row loop outside: memset calls, 1.5% of C1's samples on an Intel Xeon).
+        // Then the input, whose columns x go to distinct (x / stride, x % stride): Halide cannot
         // see that for a runtime stride, hence allow_race_conditions. Stride 2 copies column
         // pairs: strided loads, dense stores.
         const RDom &left = s.copy_margins[0], &right = s.copy_margins[1];
-        s.input_copy.update(0).reorder(left.y, left.x);
-        s.input_copy.update(1).reorder(right.y, right.x);
-        for (int m : {2, 3}) {  // above, below
-            s.input_copy.update(m).vectorize(s.copy_margins[m].x, lanes, TailStrategy::GuardWithIf);
+        if (s.copied_input.size() == 2) {
+            s.input_copy.update(0).reorder(left.y, left.x);
+            s.input_copy.update(1).reorder(right.y, right.x);
+            for (int m : {2, 3}) {  // above, below
+                s.input_copy.update(m).vectorize(s.copy_margins[m].x, lanes, TailStrategy::GuardWithIf);
+            }
+        } else {
+            const Var &row = copy_args[2];
+            s.input_copy.update(0).reorder(row, left.x);
+            s.input_copy.update(1).reorder(row, right.x);
         }
-        Stage plane = s.input_copy.update(int(s.copy_margins.size()));
-        const RVar &plane_x = s.copied_plane[0];
+        Stage copy = s.input_copy.update(int(s.copy_margins.size()));
+        const RVar &copy_x = s.copied_input[0];
         RVar pair("pair"), phase("phase");
-        plane.allow_race_conditions();
-        plane.specialize(s.stride_x == 1).vectorize(plane_x, lanes);
-        plane.specialize(s.stride_x == 2).split(plane_x, pair, phase, 2).unroll(phase).vectorize(pair, lanes);
+        copy.allow_race_conditions();
+        copy.specialize(s.stride_x == 1).vectorize(copy_x, lanes);
+        copy.specialize(s.stride_x == 2).split(copy_x, pair, phase, 2).unroll(phase).vectorize(pair, lanes);
     }
 }
 

@@ -23,12 +23,13 @@ struct ConvolutionStages {
     // two taps of a tile read the same address (undefined elsewhere).
     Halide::Func shifted_copy;
     std::vector<Halide::RVar> taps;   // kx, ky, kz, ci (innermost first)
-    // Depthwise CPU plans: input_copy is undefined, then one update per margin of zeros around
-    // the plane (copy_margins: phased column q, row y; left, right, above, below), then an update
-    // over the input plane's x and y (copied_plane); both empty where input_copy is one pure
-    // definition.
+    // Depthwise and channel-vector CPU plans: input_copy is undefined, then one update per margin
+    // of zeros around the input (copy_margins), then an update over the input (copied_input).
+    // Depthwise: margins over phased column q and row y (left, right, above, below), the copy over
+    // the plane's x and y. Channel vectors: margins over q (left, right), the copy over a row's x
+    // (y a pure variable). Both empty where input_copy is one pure definition.
     std::vector<Halide::RDom> copy_margins;
-    std::vector<Halide::RVar> copied_plane;
+    std::vector<Halide::RVar> copied_input;
 
     // Runtime attributes the plan specializes on, the output plane size it sizes x chunks by, the
     // output's groups times its batch (the planes a channel tile's tasks span), and its output

@@ -264,6 +264,9 @@ TEST_P(RandomConvolution, KernelChoice) {
         {"3x3 stride 1, 32 output channels", {1, 8, 9, 10}, {32, 8, 3, 3}, {}, {}, 1, 1, channel_vectors},
         {"3x3 stride 1, 32 columns, 32 output channels", {1, 8, 9, 32}, {32, 8, 3, 3}, {}, {}, 1, 1, row_pairs},
         {"3x3 stride 1, 14 columns, 60 output channels", {1, 8, 5, 14}, {60, 8, 3, 3}, {}, {}, 1, 1, channel_vectors},
+        {"3x3 stride 1 unpadded, 32 output channels", {1, 8, 9, 10}, {32, 8, 3, 3}, {}, {}, 0, 1, channel_vectors},
+        // Rows wider than 8 tiles of 14 columns: a channel-vector task copies whole rows.
+        {"3x3 stride 1, 150 columns, 32 output channels", {1, 4, 6, 150}, {32, 4, 3, 3}, {}, {}, 1, 1, channel_vectors},
         {"3x3 stride 2", {2, 4, 9, 10}, {8, 4, 3, 3}, {2, 2}, {}, 1, 1, row_pairs},
         {"3x3x3 stride 1", {1, 4, 5, 6, 7}, {4, 4, 3, 3, 3}, {}, {}, 1, 1, row_pairs},
         {"3x3 grouped, strided views", {1, 8, 9, 10}, {8, 4, 3, 3}, {}, {}, 1, 2, row_pairs, true},
