@@ -220,7 +220,8 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
     const int lanes = target.lanes(s.sum.type());
     const bool pointwise = plan == ConvPlan::pointwise;
     const std::vector<Var> copy_args = s.input_copy.args();
-    s.input_copy.compute_at(s.output, task).vectorize(copy_args[0], lanes);
+    s.input_copy.compute_at(s.output, task);
+    if (!s.copied_input.empty() || pointwise) s.input_copy.vectorize(copy_args[0], lanes);
     if (s.shifted_copy.defined()) s.shifted_copy.compute_at(s.output, task).vectorize(s.shifted_copy.args()[0], lanes);
     if (pointwise) {
         // Panels (panel_x, ci, panel): each channel's row is read once, across the panels, in
@@ -233,10 +234,16 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // (docs/PERFORMANCE_HISTORY.md, "2026-11-28") has both.
     } else if (s.copied_input.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2
-        // (general kernels: four for 4).
-        s.input_copy.specialize(s.stride_x == 1);
-        s.input_copy.specialize(s.stride_x == 2);
-        if (plan == ConvPlan::general) s.input_copy.specialize(s.stride_x == 4);
+        // (general kernels: four for 4). At stride 1 in vectors of 4 lanes: a row's first and
+        // last vectors, which cross the padding, are gathers of clamped columns, and 16-lane ones
+        // took 18% of C7's samples on an Intel Xeon (AVX-512; with 4 lanes C7 took 0.87x / 0.96x
+        // the time at 1 / 2 threads, fastest of 9 interleaved turns; C6, C8 and the AVX2 kernels
+        // within noise). Strides 2 and 4 keep whole vectors: C10 (stride 4) took 1.06x the time
+        // with 4 lanes.
+        s.input_copy.specialize(s.stride_x == 1).vectorize(copy_args[0], std::min(lanes, 4));
+        s.input_copy.specialize(s.stride_x == 2).vectorize(copy_args[0], lanes);
+        if (plan == ConvPlan::general) s.input_copy.specialize(s.stride_x == 4).vectorize(copy_args[0], lanes);
+        s.input_copy.vectorize(copy_args[0], lanes);
     } else {
         // The margins' zeros, whatever the stride. Depthwise: the rows above and below the plane
         // in (guarded) vectors along the row; the columns left and right of it, a pad wide, down
