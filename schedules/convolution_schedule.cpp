@@ -141,7 +141,7 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
     const Expr tiles_per_plane = tiles_per_row * row_tiles;
     Expr chunk_tiles = channel_vectors ? tiles_per_row : Halide::min(tiles_per_row, pointwise ? 2 : 8);
     if (tile.channels > 1 && !channel_vectors) chunk_tiles = Halide::min(chunk_tiles, Halide::max(tiles_per_plane / 16, 1));
-    if (task_shape.x_tiles > 0) chunk_tiles = Halide::min(tiles_per_row, task_shape.x_tiles);
+    if (task_shape.x_tiles > 0 && !channel_vectors) chunk_tiles = Halide::min(tiles_per_row, task_shape.x_tiles);
     const Expr chunk_x = chunk_tiles * tile_x;
     if (tile_x > kMaxTileOvercompute || tile.rows > kMaxTileOvercompute) {
         throw CompileError(std::string("convolution tile for ") + target.name +

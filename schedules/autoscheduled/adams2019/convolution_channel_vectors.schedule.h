@@ -22,8 +22,8 @@ inline void apply_schedule_adams2019_convolution_channel_vectors(
     Func sum = pipeline.get_func(10);
     Func tapped = pipeline.get_func(8);
     Func phased = pipeline.get_func(7);
-    Func constant_exterior = pipeline.get_func(6);
-    Func repeat_edge = pipeline.get_func(5);
+    Func constant_exterior_1 = pipeline.get_func(6);
+    Func repeat_edge_1 = pipeline.get_func(5);
     Func input_f32 = pipeline.get_func(4);
     Func activation_min = pipeline.get_func(1);
     Func activation_max = pipeline.get_func(0);
@@ -33,12 +33,16 @@ inline void apply_schedule_adams2019_convolution_channel_vectors(
     Var k(tapped.get_schedule().dims()[1].var);
     Var n(output.get_schedule().dims()[5].var);
     Var q(phased.get_schedule().dims()[0].var);
+    Var qi("qi");
     Var r(phased.get_schedule().dims()[1].var);
     Var x(output.get_schedule().dims()[0].var);
     Var xi("xi");
     Var y(output.get_schedule().dims()[1].var);
-    Var yi("yi");
     Var z(output.get_schedule().dims()[2].var);
+    RVar margin_left_x(phased.update(0).get_schedule().dims()[0].var);
+    RVar margin_right_x(phased.update(1).get_schedule().dims()[0].var);
+    RVar row_x(phased.update(2).get_schedule().dims()[0].var);
+    RVar row_xi("row$xi");
     RVar taps_w(sum.update(0).get_schedule().dims()[3].var);
     RVar taps_wi("taps$wi");
     RVar taps_x(sum.update(0).get_schedule().dims()[0].var);
@@ -58,31 +62,35 @@ inline void apply_schedule_adams2019_convolution_channel_vectors(
         .compute_at(output, y)
         .reorder({xi, x, y, z, c, g, n});
     sum.update(0)
-        .split(taps_w, taps_w, taps_wi, 32, TailStrategy::GuardWithIf)
+        .split(taps_w, taps_w, taps_wi, 8, TailStrategy::GuardWithIf)
         .split(x, x, xi, 8, TailStrategy::GuardWithIf)
         .vectorize(xi)
-        .reorder({xi, taps_x, taps_wi, c, taps_y, taps_z, taps_w, x, y, z, g, n});
+        .reorder({xi, taps_x, taps_y, taps_wi, c, x, taps_z, taps_w, y, z, g, n});
     tapped
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(sum, taps_y)
+        .compute_at(sum, x)
         .reorder({xi, x, k, y, z, c, g, n});
     phased
-        .split(y, y, yi, 2, TailStrategy::ShiftInwards)
-        .split(c, c, ci, 8, TailStrategy::ShiftInwards)
-        .vectorize(ci)
-        .compute_root()
-        .reorder({ci, c, q, yi, r, y, z, g, n})
-        .parallel(y)
-        .reorder_storage(c, q, r, y, z, g, n);
-    constant_exterior
         .store_in(MemoryType::Stack)
-        .split(c, c, ci, 8, TailStrategy::ShiftInwards)
-        .vectorize(ci)
-        .compute_at(phased, c)
-        .reorder({ci, c, x, y, z, g, n})
-        .reorder_storage(c, x, y, z, g, n);
+        .split(q, q, qi, 8, TailStrategy::RoundUp)
+        .vectorize(qi)
+        .compute_at(sum, taps_z)
+        .reorder({qi, q, r, y, z, c, g, n});
+    phased.update(0)
+        .reorder({margin_left_x, r, y, z, c, g, n});
+    phased.update(1)
+        .reorder({margin_right_x, r, y, z, c, g, n});
+    phased.update(2)
+        .split(row_x, row_x, row_xi, 14, TailStrategy::GuardWithIf)
+        .reorder({row_xi, row_x, y, z, c, g, n});
+    constant_exterior_1
+        .store_in(MemoryType::Stack)
+        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
+        .vectorize(xi)
+        .compute_at(phased, row_x)
+        .reorder({xi, x, y, z, c, g, n});
     activation_min
         .split(c, c, ci, 8, TailStrategy::RoundUp)
         .vectorize(ci)

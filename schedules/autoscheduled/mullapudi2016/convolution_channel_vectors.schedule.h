@@ -18,21 +18,18 @@ inline void apply_schedule_mullapudi2016_convolution_channel_vectors(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
+    Var q_vi("q_vi");
+    Var q_vo("q_vo");
     Var x_vi("x_vi");
     Var x_vo("x_vo");
+    Var y_vi("y_vi");
+    Var y_vo("y_vo");
 
-    Func constant_exterior = pipeline.get_func(6);
     Func output = pipeline.get_func(11);
+    Func phased = pipeline.get_func(7);
     Func sum = pipeline.get_func(10);
+    Func tapped = pipeline.get_func(8);
 
-    {
-        Var x = constant_exterior.args()[0];
-        Var y = constant_exterior.args()[1];
-        constant_exterior
-            .compute_at(output, y)
-            .split(x, x_vo, x_vi, 8)
-            .vectorize(x_vi);
-    }
     {
         Var x = output.args()[0];
         Var y = output.args()[1];
@@ -42,10 +39,43 @@ inline void apply_schedule_mullapudi2016_convolution_channel_vectors(
         Var n = output.args()[5];
         output
             .compute_root()
-            .reorder(x, z, c, g, n, y)
+            .reorder(x, z, g, n, y, c)
             .split(x, x_vo, x_vi, 8)
             .vectorize(x_vi)
-            .parallel(y);
+            .parallel(c);
+    }
+    {
+        Var z("z");
+        Var y("y");
+        Var q = phased.args()[0];
+        Var c = phased.args()[4];
+        Var g = phased.args()[5];
+        Var n = phased.args()[6];
+        RVar row$x(phased.update(2).get_schedule().rvars()[0].var);
+        phased
+            .compute_root()
+            .split(q, q_vo, q_vi, 8)
+            .vectorize(q_vi)
+            .parallel(n)
+            .parallel(g)
+            .parallel(c);
+        phased.update(0)
+            .split(y, y_vo, y_vi, 8, TailStrategy::GuardWithIf)
+            .vectorize(y_vi)
+            .parallel(n)
+            .parallel(g)
+            .parallel(c);
+        phased.update(1)
+            .split(y, y_vo, y_vi, 8, TailStrategy::GuardWithIf)
+            .vectorize(y_vi)
+            .parallel(n)
+            .parallel(g)
+            .parallel(c);
+        phased.update(2)
+            .reorder(z, g, n, row$x, y, c)
+            .split(y, y_vo, y_vi, 8, TailStrategy::GuardWithIf)
+            .vectorize(y_vi)
+            .parallel(c);
     }
     {
         Var x = sum.args()[0];
@@ -60,13 +90,26 @@ inline void apply_schedule_mullapudi2016_convolution_channel_vectors(
         RVar taps$w(sum.update(0).get_schedule().rvars()[3].var);
         sum
             .compute_at(output, y)
-            .reorder(x, y, z, c, n, g)
+            .reorder(x, y, z, n, c, g)
             .split(x, x_vo, x_vi, 8)
             .vectorize(x_vi);
         sum.update(0)
-            .reorder(x, taps$x, taps$y, y, z, taps$z, taps$w, c, n, g)
+            .reorder(x, taps$x, taps$y, y, c, z, taps$z, taps$w, n, g)
             .split(x, x_vo, x_vi, 8, TailStrategy::GuardWithIf)
             .vectorize(x_vi);
+    }
+    {
+        Var x = tapped.args()[0];
+        Var c = tapped.args()[4];
+        Var g = tapped.args()[5];
+        Var n = tapped.args()[6];
+        tapped
+            .compute_root()
+            .split(x, x_vo, x_vi, 8)
+            .vectorize(x_vi)
+            .parallel(n)
+            .parallel(g)
+            .parallel(c);
     }
 
 
