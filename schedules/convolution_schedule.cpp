@@ -220,13 +220,12 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
     const int lanes = target.lanes(s.sum.type());
     const bool pointwise = plan == ConvPlan::pointwise;
     const std::vector<Var> copy_args = s.input_copy.args();
-    s.input_copy.compute_at(s.output, task);
-    if (!s.copied_input.empty() || pointwise) s.input_copy.vectorize(copy_args[0], lanes);
+    s.input_copy.compute_at(s.output, task);  // vectorized per branch below
     if (s.shifted_copy.defined()) s.shifted_copy.compute_at(s.output, task).vectorize(s.shifted_copy.args()[0], lanes);
     if (pointwise) {
         // Panels (panel_x, ci, panel): each channel's row is read once, across the panels, in
         // order: long runs the prefetchers follow.
-        s.input_copy.reorder(copy_args[0], copy_args[2], copy_args[1]);
+        s.input_copy.vectorize(copy_args[0], lanes).reorder(copy_args[0], copy_args[2], copy_args[1]);
         // No software prefetch: Halide's `prefetch` is a `prefetchnta`, and on an Intel Xeon
         // (Emerald Rapids, AVX-512) the copy's prefetch of the channel 4 ahead cost C3 1.6x the
         // time at 1 thread (AVX2 kernel 1.27x; 2 threads within noise), 27% of the samples on the
@@ -254,6 +253,7 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // Then the input, whose columns x go to distinct (x / stride, x % stride): Halide cannot
         // see that for a runtime stride, hence allow_race_conditions. Stride 2 copies column
         // pairs: strided loads, dense stores.
+        s.input_copy.vectorize(copy_args[0], lanes);
         const RDom &left = s.copy_margins[0], &right = s.copy_margins[1];
         if (s.copied_input.size() == 2) {
             s.input_copy.update(0).reorder(left.y, left.x);
