@@ -43,7 +43,9 @@
 //   Row pairs are specialized only for what the runtime sends them: undilated 3x3 and
 //   3x3xk kernels with stride 1 or 2 along both x and y; depthwise kernels also for undilated 3x3
 //   kernels with stride 1 along both (constant tap offsets from rows the tile's rows share);
-//   1-D depthwise kernels only for strides 1 and 2, with 3-tap 1-D windows unrolled.
+//   1-D depthwise kernels only for strides 1 and 2, with 3-tap 1-D windows unrolled; pointwise
+//   kernels only for their one case, 1x1 at stride 1 (with the other strides' paths, which no
+//   call reaches, the 14 pointwise kernels took 35 s to generate instead of 12).
 //
 // On Zen 5 (AVX-512): 71-102% of the FMA peak on C1-C9, depthwise C5 18%, C11 29% (README.md's table,
 // before the channel-vector plan).
@@ -346,6 +348,11 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
             // (longer ones, up to Conformer's 31 taps, loop over kx; 2-D windows over kx and ky).
             specialize(dense && s.kernel_x == 3 && row).unroll(kx);
             specialize(dense);
+            continue;
+        }
+        if (plan == ConvPlan::pointwise) {
+            // The runtime sends only 1x1 kernels at stride 1 here (ConvCallFacts::one_to_one).
+            if (stride == 1) specialize(dense && s.kernel_x == 1 && row);
             continue;
         }
         if (plan == ConvPlan::channel_vectors) {
