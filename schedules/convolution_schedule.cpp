@@ -121,6 +121,22 @@ struct OutputLoops {
     Halide::Var tile_inner;  // the inner tile loop, where the accumulator tile is computed
 };
 
+// A task shape (the generator's `task`) the plan cannot take is an error, not silently ignored:
+// depthwise tasks are whole planes, channel-vector tasks whole rows (one x tile), and pointwise
+// rows are whole planes seen as one row (one row tile).
+void check_task_shape(const ConvTaskShape &task, ConvPlan plan) {
+    if (task.x_tiles == 0 && task.row_tiles == 0) return;
+    const char *why = nullptr;
+    if (plan == ConvPlan::depthwise || plan == ConvPlan::depthwise_1d) {
+        why = "depthwise tasks are whole planes, so a task shape does not apply";
+    } else if (plan == ConvPlan::channel_vectors && task.x_tiles != 1) {
+        why = "channel-vector tasks are whole rows, so x_tiles must be 1";
+    } else if (plan == ConvPlan::pointwise && task.row_tiles != 1) {
+        why = "pointwise kernels see a plane as one row, so row_tiles must be 1";
+    }
+    if (why) throw CompileError(std::string("convolution generator parameter task: ") + why);
+}
+
 // The output down to its tiles: parallel tasks, each a chunk of a few rows (pointwise: of a plane's
 // pixels; depthwise: a whole plane), then tiles of `tile` (x vectors x channels x rows).
 OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, const ConvTile &tile, ConvPlan plan,
@@ -395,6 +411,7 @@ void schedule_convolution(ConvolutionStages &s, const TargetParams &target, Conv
     const ConvTile tile = plan_tile(target, plan);
     if (target.gpu) return schedule_convolution_gpu(s, target, plan, tile);
     if (plan == ConvPlan::wide_window) throw CompileError("the wide_window convolution plan is for GPUs only");
+    check_task_shape(task, plan);
     const OutputLoops loops = schedule_output(s, target, tile, plan, task);
     // The activation bounds in memory, loaded per tile after its sums. Inlined, they were
     // broadcasts that LLVM 21 hoists out of every loop and keeps in registers across the tap

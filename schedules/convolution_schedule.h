@@ -44,7 +44,8 @@ ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan);
 // A parallel task's share of the output, in accumulator tiles: x_tiles along a row (pointwise:
 // along the plane's pixels), row_tiles rows of tiles. 0 keeps the plan's rule (up to 8 tiles along
 // x, 2 pointwise; as many rows as still leave 16 tasks). Depthwise tasks are whole planes, and
-// channel-vector tasks whole rows (their copy is of whole rows: x_tiles does not apply).
+// channel-vector tasks whole rows (their copy is of whole rows); a shape those plans, or pointwise
+// plans (one row), cannot take is a CompileError on CPU targets.
 struct ConvTaskShape {
     int x_tiles = 0;
     int row_tiles = 0;

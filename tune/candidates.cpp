@@ -116,7 +116,8 @@ std::vector<Candidate> task_candidates(const KernelGenerator &kernel, const Cand
     const std::string name = kernel.kernel;
     if (name.rfind("conv_", 0) != 0 || name.find("depthwise") != std::string::npos) return {};
     const bool pointwise = name.find("pointwise") != std::string::npos;
-    // Channel-vector tasks are whole rows whatever x_tiles says (schedules/convolution_schedule.h).
+    // Channel-vector tasks are whole rows: one x tile (others are a generator error,
+    // schedules/convolution_schedule.h).
     const bool whole_rows = name.find("channel_vectors") != std::string::npos;
     std::vector<Candidate> out;
     for (int x : whole_rows ? std::vector<int>{1} : std::vector<int>{1, 2, 4, 8, 16}) {
