@@ -40,13 +40,17 @@ namespace poolconv::schedules {
 using namespace Halide;
 
 namespace {
-// Scratch per task of the padded kernels, and planes per task at most. 32 KiB, within the L1 of
-// every x86 host measured (Zen 4 32 KiB, Zen 5 and Sapphire Rapids 48): P9's 2048 planes of
-// 56x56 (12.5 KB of scratch each) then go two to a task, and took 0.79-0.89x the time at 2
-// threads of one plane per task with 16 KiB (Zen 4, fastest and median of three rounds of 5-10
-// interleaved turns; 1 thread, and P1, P3 and P6, within noise). 64 KiB (five planes, past the
-// L1) measured about the same as 32.
-constexpr int kPoolScratchBytes = 32 * 1024;
+// What a task of the padded kernels may pass through L1, and planes per task at most. 32 KiB,
+// within the L1 of every x86 host measured (Zen 4 32 KiB, Zen 5 and Sapphire Rapids 48 KiB).
+// A task reads its planes' input and writes and reads their padded copies (about as large), so
+// both count: on an Intel Xeon (Emerald Rapids, 48 KiB L1; medians of 9 interleaved turns) P3's
+// 28x28 planes took 0.91x / 0.97x the time at 1 / 2 threads five to a task instead of eight
+// (the copies alone within 32 KiB), P4's 35x35 planes 0.84x / 0.92x three to a task instead of
+// six (the AVX2 kernels there: P4 0.91x at 1 thread, the rest level).
+// Planes whose copies alone fit twice still go two to a task: P9's 56x56 planes (12.5 KB) took
+// 0.79-0.89x the time at 2 threads two to a task on Zen 4 (the Xeon: one a task 0.91x at 1
+// thread, level at 2).
+constexpr int kPoolTaskBytes = 32 * 1024;
 constexpr int kMaxPlanesPerTask = 8;
 }  // namespace
 
@@ -64,16 +68,17 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     Var xo("xo"), xi("xi"), co("co"), ci("ci");
 
     // Output loop nest, shared by the indices output when there is one. Padded kernels pool a few
-    // small planes per task (as many as fit kPoolScratchBytes of scratch, at most
-    // kMaxPlanesPerTask), so that the costs per scratch buffer (its allocation, the set-up of the
-    // six margin fills, the task itself) are shared: 28x28 and 35x35 planes (Inception) took
-    // 0.95x and 0.88x the time with this on Zen 5, one plane per task 1.08-1.14x.
+    // small planes per task (as many as kPoolTaskBytes allows, at most kMaxPlanesPerTask), so
+    // that the costs per scratch buffer (its allocation, the set-up of the six margin fills, the
+    // task itself) are shared: 28x28 and 35x35 planes (Inception) took 0.95x and 0.88x the time
+    // with this on Zen 5, one plane per task 1.08-1.14x.
     const Var &task = s.padded ? co : c;
     auto output_loops = [&](Stage f, TailStrategy tail) {
         f.split(x, xo, xi, lanes, tail).vectorize(xi);
         if (s.padded) {
-            Expr planes =
-                clamp(kPoolScratchBytes / (s.input_plane_elements * accumulator_bytes), 1, kMaxPlanesPerTask);
+            const Expr copy_bytes = s.input_plane_elements * accumulator_bytes;  // one plane's
+            const Expr planes = clamp(max(kPoolTaskBytes / (2 * copy_bytes), min(kPoolTaskBytes / copy_bytes, 2)), 1,
+                                      kMaxPlanesPerTask);
             f.split(c, co, ci, planes, TailStrategy::GuardWithIf).reorder(xi, xo, y, z, ci, co, n);
         } else {
             f.reorder(xi, xo, y, z, c, n);
