@@ -76,7 +76,9 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     auto output_loops = [&](Stage f, TailStrategy tail) {
         f.split(x, xo, xi, lanes, tail).vectorize(xi);
         if (s.padded) {
-            const Expr copy_bytes = s.input_plane_elements * accumulator_bytes;  // one plane's
+            // One plane's padded copy in bytes; its input is about as large.
+            const Expr copy_bytes = s.input_plane_elements * accumulator_bytes;
+            // Input and copy within the budget, or two planes where two copies alone fit.
             const Expr planes = clamp(max(kPoolTaskBytes / (2 * copy_bytes), min(kPoolTaskBytes / copy_bytes, 2)), 1,
                                       kMaxPlanesPerTask);
             f.split(c, co, ci, planes, TailStrategy::GuardWithIf).reorder(xi, xo, y, z, ci, co, n);
