@@ -45,6 +45,23 @@ inline std::string_view conv_plan_suffix(ConvPlan plan) {
     return "";
 }
 
+// Why `plan` cannot take a parallel task of x_tiles x row_tiles accumulator tiles (the convolution
+// generator's `task` parameter, which poolconv-tune varies), or nullptr where it can. 0 x 0 keeps the
+// plan's own rule. The generator refuses these shapes (schedules/convolution_schedule.cpp) and
+// poolconv-tune does not offer them (tune/candidates.cpp).
+inline const char *conv_task_shape_refusal(ConvPlan plan, int x_tiles, int row_tiles) {
+    if (x_tiles == 0 && row_tiles == 0) return nullptr;
+    switch (plan) {
+    case ConvPlan::depthwise:
+    case ConvPlan::depthwise_1d: return "depthwise tasks are whole planes, so a task shape does not apply";
+    case ConvPlan::channel_vectors:
+        return x_tiles == 1 ? nullptr : "channel-vector tasks are whole rows, so x_tiles must be 1";
+    case ConvPlan::pointwise:
+        return row_tiles == 1 ? nullptr : "pointwise kernels see a plane as one row, so row_tiles must be 1";
+    default: return nullptr;
+    }
+}
+
 // The row-pair kernels' windows: undilated 3x3 with the same stride (1 or 2) along x and y, where
 // the two rows of a tile share input rows. T is int64_t for the runtime's choice, Halide::Expr for
 // the schedule's specializations.

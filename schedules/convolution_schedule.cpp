@@ -121,20 +121,12 @@ struct OutputLoops {
     Halide::Var tile_inner;  // the inner tile loop, where the accumulator tile is computed
 };
 
-// A task shape (the generator's `task`) the plan cannot take is an error, not silently ignored:
-// depthwise tasks are whole planes, channel-vector tasks whole rows (one x tile), and pointwise
-// rows are whole planes seen as one row (one row tile).
+// A task shape (the generator's `task`) the plan cannot take is an error, not silently ignored
+// (conv_task_shape_refusal says which).
 void check_task_shape(const ConvTaskShape &task, ConvPlan plan) {
-    if (task.x_tiles == 0 && task.row_tiles == 0) return;
-    const char *why = nullptr;
-    if (plan == ConvPlan::depthwise || plan == ConvPlan::depthwise_1d) {
-        why = "depthwise tasks are whole planes, so a task shape does not apply";
-    } else if (plan == ConvPlan::channel_vectors && task.x_tiles != 1) {
-        why = "channel-vector tasks are whole rows, so x_tiles must be 1";
-    } else if (plan == ConvPlan::pointwise && task.row_tiles != 1) {
-        why = "pointwise kernels see a plane as one row, so row_tiles must be 1";
+    if (const char *why = conv_task_shape_refusal(plan, task.x_tiles, task.row_tiles)) {
+        throw CompileError(std::string("convolution generator parameter task: ") + why);
     }
-    if (why) throw CompileError(std::string("convolution generator parameter task: ") + why);
 }
 
 // The output down to its tiles: parallel tasks, each a chunk of a few rows (pointwise: of a plane's

@@ -45,7 +45,8 @@ ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan);
 // along the plane's pixels), row_tiles rows of tiles. 0 keeps the plan's rule (up to 8 tiles along
 // x, 2 pointwise; as many rows as still leave 16 tasks). Depthwise tasks are whole planes, and
 // channel-vector tasks whole rows (their copy is of whole rows); a shape those plans, or pointwise
-// plans (one row), cannot take is a CompileError on CPU targets.
+// plans (one row), cannot take (conv_task_shape_refusal, schedules/conv_plan.h) is a CompileError
+// on CPU targets.
 struct ConvTaskShape {
     int x_tiles = 0;
     int row_tiles = 0;

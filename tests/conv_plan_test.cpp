@@ -141,5 +141,26 @@ TEST(ConvPlan, KernelSuffixes) {
     }
 }
 
+
+// The task shapes each plan takes (the convolution generator's `task`; tests/CMakeLists.txt checks
+// that the generator refuses the others with this message).
+TEST(ConvPlan, TaskShapes) {
+    for (ConvPlan p : {ConvPlan::general, ConvPlan::row_pairs, ConvPlan::depthwise, ConvPlan::depthwise_1d,
+                       ConvPlan::pointwise, ConvPlan::channel_vectors}) {
+        EXPECT_EQ(conv_task_shape_refusal(p, 0, 0), nullptr);  // the plan's own rule
+    }
+    for (int x : {1, 2, 8}) {
+        for (int rows : {1, 4}) {
+            EXPECT_EQ(conv_task_shape_refusal(ConvPlan::general, x, rows), nullptr);
+            EXPECT_EQ(conv_task_shape_refusal(ConvPlan::row_pairs, x, rows), nullptr);
+            EXPECT_NE(conv_task_shape_refusal(ConvPlan::depthwise, x, rows), nullptr);
+            EXPECT_NE(conv_task_shape_refusal(ConvPlan::depthwise_1d, x, rows), nullptr);
+            EXPECT_EQ(conv_task_shape_refusal(ConvPlan::pointwise, x, rows) == nullptr, rows == 1);
+            EXPECT_EQ(conv_task_shape_refusal(ConvPlan::channel_vectors, x, rows) == nullptr, x == 1);
+        }
+    }
+    EXPECT_STREQ(conv_task_shape_refusal(ConvPlan::pointwise, 2, 2),
+                 "pointwise kernels see a plane as one row, so row_tiles must be 1");
+}
 }  // namespace
 }  // namespace poolconv

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "schedules/conv_plan.h"
 #include "tune/kernel_generators.h"  // generated: POOLCONV_KERNEL_GENERATORS
 #include "tune/kernel_trampolines.h"
 
@@ -46,6 +47,18 @@ std::string joined(const std::vector<int> &values) {
     std::string s;
     for (int v : values) s += (s.empty() ? "" : "x") + std::to_string(v);
     return s;
+}
+
+// A convolution kernel's plan: its generator parameter plan=<name>, or general without one.
+ConvPlan kernel_plan(const KernelGenerator &kernel) {
+    std::istringstream params(kernel.params);
+    std::string item;
+    while (params >> item) {
+        for (const ConvPlanName &p : kConvPlanNames) {
+            if (item == std::string("plan=") + p.name) return p.plan;
+        }
+    }
+    return ConvPlan::general;
 }
 
 template<typename... Args>
@@ -113,15 +126,12 @@ std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halid
 }
 
 std::vector<Candidate> task_candidates(const KernelGenerator &kernel, const Candidate &ours) {
-    const std::string name = kernel.kernel;
-    if (name.rfind("conv_", 0) != 0 || name.find("depthwise") != std::string::npos) return {};
-    const bool pointwise = name.find("pointwise") != std::string::npos;
-    // Channel-vector tasks are whole rows: one x tile (others are a generator error,
-    // schedules/convolution_schedule.h).
-    const bool whole_rows = name.find("channel_vectors") != std::string::npos;
+    if (std::string(kernel.kernel).rfind("conv_", 0) != 0) return {};
+    const ConvPlan plan = kernel_plan(kernel);
     std::vector<Candidate> out;
-    for (int x : whole_rows ? std::vector<int>{1} : std::vector<int>{1, 2, 4, 8, 16}) {
-        for (int rows : pointwise ? std::vector<int>{1} : std::vector<int>{1, 2, 4}) {
+    for (int x : {1, 2, 4, 8, 16}) {
+        for (int rows : {1, 2, 4}) {
+            if (conv_task_shape_refusal(plan, x, rows)) continue;  // a generator error
             const std::string task = std::to_string(x) + "x" + std::to_string(rows);
             Candidate c = ours;
             c.label = (ours.label == "poolconv" ? std::string("poolconv") : ours.label) + " task " + task;

@@ -35,8 +35,9 @@ struct Candidate {
 // schedule, the quick autoschedulers, then our schedule with other register tiles (convolutions).
 std::vector<Candidate> candidates_for(const KernelGenerator &kernel, const Halide::Target &target, int threads);
 
-// Then `ours` (the best of our schedule's candidates so far) with other parallel task shapes
-// (convolutions but depthwise; none for other kernels).
+// Then `ours` (the best of our schedule's candidates so far) with other parallel task shapes, those
+// the kernel's plan takes (conv_task_shape_refusal in schedules/conv_plan.h: none for depthwise
+// kernels; none for other kernels than convolutions).
 std::vector<Candidate> task_candidates(const KernelGenerator &kernel, const Candidate &ours);
 
 // Last, the searches that take a minute or more: Adams2019's beam search (not for 3-D layers:
