@@ -7,7 +7,10 @@
 //            or shifted inwards: in unpadded kernels, and where masked stores are slow)
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
 //            for tap z: [for tap y: [for tap x (unrolled in threes): L lanes] L lanes] L lanes
-//            every partial result one vector, in registers
+//            every partial result one vector, in registers. Padded values-only kernels step
+//            down two output rows at a time: per step and output vector, the x stage of every
+//            input row the two rows' windows read (4 for 3x3 stride 1, 5 for stride 2) once,
+//            then per row for tap z: [for tap y: that row's x stage] (kPooledRowsPerStep)
 //   input:   each plane is copied once, encoded (MaxPool keys, f32 sums) and padded, into a
 //            scratch buffer (see padded_input in generators/pool_window.h): taps load dense,
 //            unmasked vectors even at the borders, and padding taps need no branch. Only the
@@ -17,7 +20,8 @@
 //            window lies inside the input: VGG's 2x2/2, 3-D 2x2x2/2, AlexNet's 3x3/2 on 55x55)
 //            read the input in place, encoding at each tap: no copy (0.6x the time on Zen 5).
 //   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
-//   windows with stride_x 2 (3-D), undilated: constant tap loops over dense or
+//   windows with stride_x 2 (3-D), undilated (kernels that step two rows: with the same stride
+//   along y), with constant tap loops over dense or
 //   2-way-deinterleaved loads (the x taps unrolled in threes); then stride_x 1 or 2 with any
 //   kernel (dense loads, tap loops); everything else takes the general path (gathers for
 //   runtime strides).
@@ -52,6 +56,17 @@ namespace {
 // thread, level at 2).
 constexpr int kPoolTaskBytes = 32 * 1024;
 constexpr int kMaxPlanesPerTask = 8;
+
+// Output rows a padded values-only kernel pools per step. The windows of neighbouring output rows
+// share input rows (3x3 stride 1: two rows read 4 input rows, not 6; stride 2: 5, not 6), and the
+// x stage of each shared row is computed once per step, in registers, where one row per step
+// computed it again for every window that reads it. On Zen 4 (AVX-512; fastest / median of 5-7
+// interleaved turns, 1 and 2 threads) P3 took 0.74-0.92x the time, P4 0.83-0.91x, P1 0.84-0.93x,
+// P9 0.87-1.08x (level); the AVX2 kernels P1 0.84-0.89x, P3 0.77-0.97x, P4 0.81-0.84x, P9 level.
+// Four rows per step: P3 as two, P9 1.19x the time at 2 threads (9 vectors of x maxima).
+// Not the argmax kernels: their x stage is a (key, offset) pair per row, and P7 took 1.4-1.65x
+// the time.
+constexpr int kPooledRowsPerStep = 2;
 }  // namespace
 
 void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type,
@@ -65,7 +80,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     const std::vector<Var> args = s.output.args();
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
-    Var xo("xo"), xi("xi"), co("co"), ci("ci");
+    Var xo("xo"), xi("xi"), co("co"), ci("ci"), yo("yo"), yi("yi");
+    const int rows_per_step = s.padded && !s.second_output.defined() ? kPooledRowsPerStep : 1;
 
     // Output loop nest, shared by the indices output when there is one. Padded kernels pool a few
     // small planes per task (as many as kPoolTaskBytes allows, at most kMaxPlanesPerTask), so
@@ -81,7 +97,14 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
             // Input and copy within the budget, or two planes where two copies alone fit.
             const Expr planes = clamp(max(kPoolTaskBytes / (2 * copy_bytes), min(kPoolTaskBytes / copy_bytes, 2)), 1,
                                       kMaxPlanesPerTask);
-            f.split(c, co, ci, planes, TailStrategy::GuardWithIf).reorder(xi, xo, y, z, ci, co, n);
+            f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
+            if (rows_per_step > 1) {
+                // The step's rows inside the vector loop, unrolled: the x stage (computed at xo,
+                // below) serves them all. An odd last row is guarded.
+                f.split(y, yo, yi, rows_per_step, TailStrategy::GuardWithIf).reorder(xi, yi, xo, yo, z, ci, co, n).unroll(yi);
+            } else {
+                f.reorder(xi, xo, y, z, ci, co, n);
+            }
         } else {
             f.reorder(xi, xo, y, z, c, n);
         }
@@ -143,11 +166,31 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // into results no output keeps. Unpadded kernels: whole output vectors make every stage a
     // whole vector too, except in rows narrower than one, where the stages' vectors are guarded
     // as well (no load past the input).
+    // With rows_per_step rows per step, the x stage is computed once per step (below), and the
+    // rest per output vector of each row.
     const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),
-                                LoopLevel(s.output, xo)};
+                                LoopLevel(s.output, rows_per_step > 1 ? yi : xo)};
     for (int a = 0; a < 3; a++) {
         const std::vector<Var> stage_args = s.along[a].args();
         const Var &sx = stage_args[0];
+        if (a == 0 && rows_per_step > 1) {
+            // The x stage of every input row (and z plane) the step's windows read, one vector
+            // each: a constant count (so registers) in the specializations below, which fix the
+            // window and both strides. Its storage is hoisted to the task, so the general path's
+            // runtime-sized one is allocated once per task, not per vector.
+            const Var &sy = stage_args[1], &sz = stage_args[2];
+            const Expr rows = (rows_per_step - 1) * s.stride[1] + (s.kernel[1] - 1) * s.dilation[1] + 1;
+            s.along[0].compute_at(s.output, xo).hoist_storage(s.output, task);
+            s.along[0].bound_extent(sx, lanes).bound_extent(sy, rows);
+            s.along[0].bound_extent(sz, (s.kernel[2] - 1) * s.dilation[2] + 1);
+            for (int d = 3; d < 5; d++) s.along[0].bound_extent(stage_args[d], 1);
+            // Rows unrolled, up to the 5 of the specialized windows (guarded beyond).
+            s.along[0].vectorize(sx).unroll(sy, 8, TailStrategy::GuardWithIf);
+            s.along[0].update().reorder(sx, s.taps[0]).vectorize(sx).unroll(sy, 8, TailStrategy::GuardWithIf);
+            // The y taps unrolled, so each reads one of those vectors by a constant index.
+            s.along[1].update().unroll(s.taps[1], 3, TailStrategy::GuardWithIf);
+            continue;
+        }
         s.along[a].compute_at(sites[a]);
         for (int d = 1; d < 5; d++) s.along[a].bound_extent(stage_args[d], 1);
         if (s.padded) {
@@ -172,12 +215,14 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // into dense loads.
     const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
     const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;
+    // Kernels that step several rows also fix the stride along y (the x stage's row count).
+    auto stride_y_is = [&](int st) { return rows_per_step > 1 ? s.stride[1] == st : Internal::const_true(); };
     for (int k : {3, 2}) {
         for (int st : {2, 1}) {
-            rows.specialize(kx == k && ky == k && kz == 1 && s.stride[0] == st && undilated);
+            rows.specialize(kx == k && ky == k && kz == 1 && s.stride[0] == st && stride_y_is(st) && undilated);
         }
     }
-    rows.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && undilated);
+    rows.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && stride_y_is(2) && undilated);
     for (int st : {1, 2}) s.along[0].update().specialize(s.stride[0] == st);
 }
 
