@@ -141,7 +141,6 @@ TEST(ConvPlan, KernelSuffixes) {
     }
 }
 
-
 // The task shapes each plan takes (the convolution generator's `task`; tests/CMakeLists.txt checks
 // that the generator refuses the others with this message).
 TEST(ConvPlan, TaskShapes) {
@@ -162,5 +161,6 @@ TEST(ConvPlan, TaskShapes) {
     EXPECT_STREQ(conv_task_shape_refusal(ConvPlan::pointwise, 2, 2),
                  "pointwise kernels see a plane as one row, so row_tiles must be 1");
 }
+
 }  // namespace
 }  // namespace poolconv
