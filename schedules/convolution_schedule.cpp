@@ -100,7 +100,7 @@ int tile_columns(const TargetParams &target, const ConvTile &tile, ConvPlan plan
 // with registers declared, the 1-D depthwise C11 took 0.93-0.97x the time, C10 (general plan,
 // stride 4) 0.94-0.98x, C3 (pointwise) 0.95-0.99x on the AVX2 path, the rest level (Zen 4,
 // AVX-512 and AVX2, fastest / median of 4-6 interleaved turns; channel-vector kernels compile to
-// the same bytes either way). Not the 2-D depthwise plan: C5 took 1.03-1.10x the time with it.
+// the same bytes either way). Not the 2-D depthwise plan: C5 took 1.10-1.18x the time with it.
 bool tile_in_registers(ConvPlan plan) { return plan != ConvPlan::depthwise; }
 
 // Output rows per parallel task of the channel-vector plan.
