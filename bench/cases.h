@@ -82,8 +82,8 @@ inline std::vector<PoolCase> pool_cases() {
     c.push_back({"P9", "maxpool 32x64x56x56 k3 s2 p1", PoolOp::max, false, {32, 64, 56, 56}, {3, 3}, {2, 2},
                  {1, 1}, {1, 1}, Rounding::floor});
     // Beyond the pooling issue's list: unequal strides, as in CRNN's text recognizers (2x2 windows,
-    // strides (2, 1), padding (0, 1): rows halve, columns keep their count). A window with strides
-    // (2, 1) once took 4x the time of (2, 2) for want of a specialization (cd78e13).
+    // strides (2, 1), padding (0, 1): rows halve, columns keep their count). Strides (2, 1) once
+    // took 4x the time they take now, for want of a specialization (cd78e13 added it).
     c.push_back({"P10", "maxpool 1x256x16x128 k2 s(2,1) p(0,1)", PoolOp::max, false, {1, 256, 16, 128}, {2, 2},
                  {2, 1}, {0, 1}, {0, 1}, Rounding::floor});
     return c;
