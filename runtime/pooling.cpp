@@ -63,8 +63,13 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
         const int64_t reach = (out - 1) * s + (k - 1) * d;
         KernelWindow &w = p.window;
         w.kernel[ax] = static_cast<int32_t>(k);
-        w.stride[ax] = static_cast<int32_t>(s);
-        w.dilation[ax] = static_cast<int32_t>(d);
+        // A stride along an axis of one output, or a dilation along a window of one tap, changes
+        // nothing: the kernels get 1 (as the convolution's do), which also keeps the rows a padded
+        // kernel computes past the last output (kPooledRowsPerStep) near the input. With the
+        // stride as given, a 2-row input with stride 12713985 asked for a 13 GB scratch plane
+        // (found by fuzz_shape).
+        w.stride[ax] = static_cast<int32_t>(out == 1 ? 1 : s);
+        w.dilation[ax] = static_cast<int32_t>(k == 1 ? 1 : d);
         w.pad_begin[ax] = static_cast<int32_t>(pb);
         w.first_tap[ax] = static_cast<int32_t>(-pb);
         w.last_tap_end[ax] = static_cast<int32_t>(reach - pb + 1);
@@ -75,8 +80,8 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
 
 // The kernels copy each plane, encoded and padded, into a scratch buffer that spans the input and
 // every tap of the windows they compute (along x the whole last vector of a row:
-// kMaxPoolOvercompute more windows), `element_bytes` per element; Halide allocates at most 2^31 - 1
-// bytes. Only windows far larger than the input (huge kernels, dilations or pads) come near that.
+// kMaxPoolOvercompute more windows; along y up to kPooledRowsPerStep - 1 rows more), `element_bytes`
+// per element; Halide allocates at most 2^31 - 1 bytes. Only windows far larger than the input (huge kernels, dilations or pads) come near that.
 // Checked before any output is written.
 void check_padded_plane(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
     const std::size_t spatial = input.shape.size() - 2;
@@ -86,7 +91,9 @@ void check_padded_plane(const char *op, const TensorView &input, const PreparedP
     std::string extents;
     for (std::size_t i = 0; i < spatial; i++) {
         const std::size_t ax = detail::halide_axis(spatial, i);
-        const int64_t computed = p.geometry.output_shape[i + 2] + (ax == 0 ? kMaxPoolOvercompute : 0);
+        const int64_t computed = p.geometry.output_shape[i + 2] + (ax == 0   ? kMaxPoolOvercompute
+                                                                   : ax == 1 ? kPooledRowsPerStep - 1
+                                                                             : 0);
         const int64_t last_tap = (computed - 1) * w.stride[ax] - w.pad_begin[ax] + (int64_t{w.kernel[ax]} - 1) * w.dilation[ax];
         const int64_t extent = std::max(input.shape[i + 2], last_tap + 1) - std::min<int64_t>(0, -w.pad_begin[ax]);
         too_large = too_large || __builtin_mul_overflow(bytes, extent, &bytes);

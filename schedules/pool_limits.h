@@ -11,6 +11,11 @@ namespace poolconv {
 // windows those would have. Every coordinate those windows read must fit in int32 too.
 constexpr int kMaxPoolOvercompute = 63;
 
+// Padded values-only kernels pool this many output rows per step (schedules/pooling_schedule.cpp
+// says why), so the last step may compute up to kPooledRowsPerStep - 1 rows past the last output
+// row (into nothing kept), reading the input rows their windows would.
+constexpr int kPooledRowsPerStep = 2;
+
 // Where every window lies inside the input, the runtime may call the unpadded kernels
 // (generators/pool_window.h, padded=false), which encode each tap as they read it instead of
 // copying each plane once: cheaper where few windows share an element. Whether they pay, from how

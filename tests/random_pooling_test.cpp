@@ -562,6 +562,40 @@ TEST_P(RandomPooling, AvgPoolNaNAndInfinity) {
     }
 }
 
+// An axis of one output takes any stride (a 2-row input, stride 12713985 along it, 3-D windows with
+// dilation 3 and padding: found by fuzz_shape, where the padded kernels' second row per step asked
+// Halide for a 13 GB scratch plane); the kernels get stride 1 there, which computes the same window.
+TEST_P(RandomPooling, OneOutputAnyStride) {
+    Rng rng(4011);
+    for (bool avg : {false, true}) {
+        SCOPED_TRACE(avg ? "avg_pool" : "max_pool");
+        Tensor input = Tensor::dense(DType::f32, {6, 1, 1, 2, 4});
+        test::fill_random(input, rng, {});
+        MaxPoolAttributes m;
+        AvgPoolAttributes v;
+        PoolAttributes &a = avg ? static_cast<PoolAttributes &>(v) : m;
+        a.kernel = {2, 1, 2};
+        a.strides = {4, 12713985, 4};
+        a.dilations = {3, 3, 3};
+        a.pads_begin = {3, 3, 3};
+        a.pads_end = {0, 3, 0};
+        const Shape out_shape = infer_pool_shape(input.shape(), a).output_shape;
+        ASSERT_EQ(out_shape, (Shape{6, 1, 1, 1, 1}));
+        Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
+        if (avg) {
+            reference::avg_pool(input.view(), expected.view(), v);
+            ASSERT_NO_THROW(avg_pool(input.view(), got.view(), v));
+        } else {
+            reference::max_pool(input.view(), expected.view(), m);
+            ASSERT_NO_THROW(max_pool(input.view(), got.view(), m));
+        }
+        test::CompareOptions o;  // averages of up to 4 taps summed in f32 (the reference in double)
+        o.rel_tol = avg ? 1e-5 : 0;
+        o.abs_tol = avg ? 1e-5 : 0;
+        EXPECT_TRUE(test::tensors_match(got, expected, o));
+    }
+}
+
 TEST_P(RandomPooling, MaxPoolSignedZeroTies) {
     const double inf = std::numeric_limits<double>::infinity();
     for (DType dtype : kFloatTypes) {

@@ -31,16 +31,19 @@ void check_geometry(const Shape &input, const PoolGeometry &g, int64_t channels,
 }
 
 // The bytes of the kernels' scratch plane for a pooling call, at most: the input and every tap the
-// windows of a row's last vector read (64 outputs past its end at most), 8 bytes per element at
-// most. Beyond Halide's limit of 2^31 - 1 bytes the operators report "scratch limit". Worked out
-// here from the geometry alone.
+// windows of a row's last vector read (64 outputs past its end at most) and of a step's second
+// row (one row past the last), 8 bytes per element at most. Along an axis of one output the
+// kernels get stride 1, and along a window of one tap dilation 1. Beyond Halide's limit of
+// 2^31 - 1 bytes the operators report "scratch limit". Worked out here from the geometry alone.
 long double padded_plane_bytes(const Shape &input, const PoolGeometry &g, const PoolAttributes &a) {
     const std::size_t spatial = input.size() - 2;
     long double bytes = 8;
     for (std::size_t i = 0; i < spatial; i++) {
         const auto at = [&](const std::vector<int64_t> &v) { return v.empty() ? int64_t{1} : v[i]; };
-        const long double outputs = static_cast<long double>(g.output_shape[i + 2]) + (i + 1 == spatial ? 63 : 0);
-        const long double last = (outputs - 1) * at(a.strides) - g.pads_begin[i] + (a.kernel[i] - 1.0L) * at(a.dilations);
+        const int64_t out = g.output_shape[i + 2];
+        const long double outputs = static_cast<long double>(out) + (i + 1 == spatial ? 63 : i + 2 == spatial ? 1 : 0);
+        const long double stride = out == 1 ? 1 : at(a.strides), dilation = a.kernel[i] == 1 ? 1 : at(a.dilations);
+        const long double last = (outputs - 1) * stride - g.pads_begin[i] + (a.kernel[i] - 1.0L) * dilation;
         const long double begin = g.pads_begin[i] > 0 ? -static_cast<long double>(g.pads_begin[i]) : 0;
         bytes *= std::max<long double>(input[i + 2], last + 1) - begin;
     }
