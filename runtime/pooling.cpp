@@ -81,7 +81,8 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
 // The kernels copy each plane, encoded and padded, into a scratch buffer that spans the input and
 // every tap of the windows they compute (along x the whole last vector of a row:
 // kMaxPoolOvercompute more windows; along y up to kPooledRowsPerStep - 1 rows more), `element_bytes`
-// per element; Halide allocates at most 2^31 - 1 bytes. Only windows far larger than the input (huge kernels, dilations or pads) come near that.
+// per element; Halide allocates at most 2^31 - 1 bytes. Only windows far larger than the input
+// (huge kernels, dilations or pads) come near that.
 // Checked before any output is written.
 void check_padded_plane(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
     const std::size_t spatial = input.shape.size() - 2;
