@@ -421,18 +421,17 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         const std::size_t ax = detail::halide_axis(spatial, i);
         const int64_t k = weights_shape_[i + 2];
         facts.kernel[ax] = k;
-        // A stride along an axis of one output, or a dilation along a kernel of one tap, changes
-        // nothing: the kernels get 1, which takes the fast paths and keeps the per-task input copy
-        // (sized by the stride: `phased` in the generator) small.
-        // (The plan is chosen by the attributes as given: the pointwise plan needs an input as
-        // wide as its output.)
+        // The kernels get stride 1 along an axis of one output and dilation 1 along a kernel of
+        // one tap (kernel_step). The plan is chosen by the attributes as given: the pointwise plan
+        // needs an input as wide as its output.
         const int64_t s = attributes_.strides.empty() ? 1 : attributes_.strides[i];
         const int64_t d = attributes_.dilations.empty() ? 1 : attributes_.dilations[i];
         const int64_t pb = geometry.pads_begin[i];
         // Shape inference checked that these, and every coordinate a kernel computes (over-computed
         // tiles included), fit in int32.
-        stride[ax] = static_cast<int32_t>(geometry.output_shape[i + 2] == 1 ? 1 : s);
-        dilation[ax] = static_cast<int32_t>(k == 1 ? 1 : d);
+        const detail::KernelStep step = detail::kernel_step(geometry.output_shape[i + 2], k, s, d);
+        stride[ax] = step.stride;
+        dilation[ax] = step.dilation;
         pad_begin[ax] = static_cast<int32_t>(pb);
         facts.stride[ax] = s, facts.dilation[ax] = d;
     }

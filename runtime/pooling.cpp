@@ -63,13 +63,9 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
         const int64_t reach = (out - 1) * s + (k - 1) * d;
         KernelWindow &w = p.window;
         w.kernel[ax] = static_cast<int32_t>(k);
-        // A stride along an axis of one output, or a dilation along a window of one tap, changes
-        // nothing: the kernels get 1 (as the convolution's do), which also keeps the rows a padded
-        // kernel computes past the last output (kPooledRowsPerStep) near the input. With the
-        // stride as given, a 2-row input with stride 12713985 asked for a 13 GB scratch plane
-        // (found by fuzz_shape).
-        w.stride[ax] = static_cast<int32_t>(out == 1 ? 1 : s);
-        w.dilation[ax] = static_cast<int32_t>(k == 1 ? 1 : d);
+        const detail::KernelStep step = detail::kernel_step(out, k, s, d);
+        w.stride[ax] = step.stride;
+        w.dilation[ax] = step.dilation;
         w.pad_begin[ax] = static_cast<int32_t>(pb);
         w.first_tap[ax] = static_cast<int32_t>(-pb);
         w.last_tap_end[ax] = static_cast<int32_t>(reach - pb + 1);

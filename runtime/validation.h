@@ -33,6 +33,20 @@ void check_tensor(const char *op, const char *what, const TensorView &t, DType d
 // it does not fit.
 int32_t to_int32(const char *op, const char *name, std::size_t i, int64_t v);
 
+// The stride and dilation a kernel gets along one axis of `outputs` outputs and a window of `taps`
+// taps, from the call's. A stride along an axis of one output, or a dilation along a window of one
+// tap, changes no window, so kernels get 1: that takes their fast paths, and keeps what they copy
+// and over-compute near the input (convolution tasks size their input copy by the stride; padded
+// pooling kernels compute kPooledRowsPerStep rows per step, so a stride as given reaches past the
+// input: a 2-row input with stride 12713985 asked for a 13 GB scratch plane, found by fuzz_shape).
+// Both fit in int32 for a geometry infer_pool_geometry returned.
+struct KernelStep {
+    int32_t stride, dilation;
+};
+inline KernelStep kernel_step(int64_t outputs, int64_t taps, int64_t stride, int64_t dilation) {
+    return {static_cast<int32_t>(outputs == 1 ? 1 : stride), static_cast<int32_t>(taps == 1 ? 1 : dilation)};
+}
+
 // infer_pool_shape, with messages prefixed by `op`. A geometry it returns is one the kernels take:
 // kernel, strides, dilations and resolved pads_begin fit in int32, and so does every input
 // coordinate a window reads, for outputs up to `overcompute` past the end too (convolution tiles
