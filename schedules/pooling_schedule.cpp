@@ -57,15 +57,15 @@ namespace {
 constexpr int kPoolTaskBytes = 32 * 1024;
 constexpr int kMaxPlanesPerTask = 8;
 
-// Output rows a padded values-only kernel pools per step (kPooledRowsPerStep, pool_limits.h). The windows of neighbouring output rows
-// share input rows (3x3 stride 1: two rows read 4 input rows, not 6; stride 2: 5, not 6), and the
-// x stage of each shared row is computed once per step, in registers, where one row per step
-// computed it again for every window that reads it. On Zen 4 (AVX-512; fastest / median of 5-7
-// interleaved turns, 1 and 2 threads) P3 took 0.74-0.92x the time, P4 0.83-0.91x, P1 0.84-0.93x,
-// P9 0.87-1.08x (level); the AVX2 kernels P1 0.84-0.89x, P3 0.77-0.97x, P4 0.81-0.84x, P9 level.
-// Four rows per step: P3 as two, P9 1.19x the time at 2 threads (9 vectors of x maxima).
-// Not the argmax kernels: their x stage is a (key, offset) pair per row, and P7 took 1.4-1.65x
-// the time.
+// Output rows a padded values-only kernel pools per step (kPooledRowsPerStep, pool_limits.h).
+// The windows of neighbouring output rows share input rows (3x3 stride 1: two rows read 4 input
+// rows, not 6; stride 2: 5, not 6), and the x stage of each shared row is computed once per step,
+// in registers, where one row per step computed it again for every window that reads it. On Zen 4
+// (AVX-512; fastest / median of 5-7 interleaved turns, 1 and 2 threads) P3 took 0.74-0.92x the
+// time, P4 0.83-0.91x, P1 0.84-0.93x, P9 0.87-1.08x (level); the AVX2 kernels P1 0.84-0.89x, P3
+// 0.77-0.97x, P4 0.81-0.84x, P9 level. Four rows per step: P3 as two, P9 1.19x the time at 2
+// threads (9 vectors of x maxima). Not the argmax kernels: their x stage is a (key, offset) pair
+// per row, and P7 took 1.4-1.65x the time.
 }  // namespace
 
 void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type,
