@@ -78,21 +78,26 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
 // every tap of the windows they compute (along x the whole last vector of a row:
 // kMaxPoolOvercompute more windows; along y up to kPooledRowsPerStep - 1 rows more), `element_bytes`
 // per element; Halide allocates at most 2^31 - 1 bytes. Only windows far larger than the input
-// (huge kernels, dilations or pads) come near that.
+// (huge kernels, dilations or pads) come near that. Counted over the kernels' three axes, so a
+// 1-D call's row counts twice too: the kernels see it as one row of a y axis and step two rows.
 // Checked before any output is written.
 void check_padded_plane(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
     const std::size_t spatial = input.shape.size() - 2;
-    const KernelWindow &w = p.window;
+    const KernelWindow &w = p.window;  // a size-1 window along the axes the tensor lacks
     int64_t bytes = element_bytes;
     bool too_large = false;
     std::string extents;
-    for (std::size_t i = 0; i < spatial; i++) {
-        const std::size_t ax = detail::halide_axis(spatial, i);
-        const int64_t computed = p.geometry.output_shape[i + 2] + (ax == 0   ? kMaxPoolOvercompute
-                                                                   : ax == 1 ? kPooledRowsPerStep - 1
-                                                                             : 0);
+    for (std::size_t ax = 3; ax-- > 0;) {  // z, y, x: the order the tensor lists them
+        const bool present = ax < spatial;
+        const std::size_t i = detail::attribute_index(spatial, ax);
+        const int64_t outputs = present ? p.geometry.output_shape[i + 2] : 1;
+        const int64_t input_extent = present ? input.shape[i + 2] : 1;
+        const int64_t computed = outputs + (ax == 0   ? kMaxPoolOvercompute
+                                            : ax == 1 ? kPooledRowsPerStep - 1
+                                                      : 0);
         const int64_t last_tap = (computed - 1) * w.stride[ax] - w.pad_begin[ax] + (int64_t{w.kernel[ax]} - 1) * w.dilation[ax];
-        const int64_t extent = std::max(input.shape[i + 2], last_tap + 1) - std::min<int64_t>(0, -w.pad_begin[ax]);
+        const int64_t extent = std::max(input_extent, last_tap + 1) - std::min<int64_t>(0, -w.pad_begin[ax]);
+        if (!present && extent == 1) continue;
         too_large = too_large || __builtin_mul_overflow(bytes, extent, &bytes);
         extents += (extents.empty() ? "" : " x ") + std::to_string(extent);
     }

@@ -98,6 +98,25 @@ TEST(ApiErrors, WindowsBeyondTheScratchLimit) {
     EXPECT_TRUE(untouched(out));
 }
 
+// A 1-D call's padded row is one row of the kernels' y axis, which the padded kernels step two
+// rows at a time: a row of 1.6 GB (f32) needs a 3.2 GB scratch plane, refused with the same error
+// (counted as one row, the kernel itself failed on Halide's allocation limit).
+TEST(ApiErrors, OneDimensionalWindowsBeyondTheScratchLimit) {
+    MaxPoolAttributes a;
+    a.kernel = {2};
+    a.dilations = {400000000};
+    a.auto_pad = AutoPad::same_lower;
+    Tensor in = Tensor::dense(DType::f32, {1, 1, 4});
+    const Shape out_shape = infer_pool_shape(in.shape(), a).output_shape;
+    Tensor out = Tensor::dense(DType::f32, out_shape);
+    out.fill_bytes(kSentinel);
+    expect_error([&] { max_pool(in.view(), out.view(), a); }, {"max_pool", "padded plane", "scratch limit"});
+    AvgPoolAttributes avg;
+    static_cast<PoolAttributes &>(avg) = a;
+    expect_error([&] { avg_pool(in.view(), out.view(), avg); }, {"avg_pool", "scratch limit"});
+    EXPECT_TRUE(untouched(out));
+}
+
 TEST(ApiErrors, OutputShapeOrTypeMismatch) {
     ValidCall s;
     Tensor wrong_shape = Tensor::dense(DType::f32, {1, 2, 2, 3});

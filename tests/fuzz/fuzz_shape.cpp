@@ -47,7 +47,8 @@ long double padded_plane_bytes(const Shape &input, const PoolGeometry &g, const 
         const long double begin = g.pads_begin[i] > 0 ? -static_cast<long double>(g.pads_begin[i]) : 0;
         bytes *= std::max<long double>(input[i + 2], last + 1) - begin;
     }
-    return bytes;
+    // A 1-D call's row is the kernels' one row along y, which they step two at a time.
+    return spatial == 1 ? 2 * bytes : bytes;
 }
 
 // Whether every window lies inside the input (no padding tap, none past the end), where the
