@@ -78,43 +78,42 @@ TEST(ApiErrors, UnsupportedInputTypes) {
     }
 }
 
-// Windows reaching hundreds of millions of elements past a small input (a huge dilated kernel
-// with same padding) would need a padded scratch plane beyond Halide's 2^31 - 1 bytes: a clear
-// error before anything is written.
-TEST(ApiErrors, WindowsBeyondTheScratchLimit) {
-    MaxPoolAttributes a;
-    a.kernel = {5, 151060736};
-    a.strides = {2, 4};
-    a.dilations = {1, 3};
-    a.auto_pad = AutoPad::same_lower;
-    Tensor in = Tensor::dense(DType::f32, {1, 1, 4, 6});
+// max_pool and avg_pool with window `a` on an f32 input of `input_shape` both refuse the call for
+// the scratch limit, with a clear error, before anything is written.
+void expect_scratch_limit_refusal(const Shape &input_shape, const PoolAttributes &a) {
+    Tensor in = Tensor::dense(DType::f32, input_shape);
     const Shape out_shape = infer_pool_shape(in.shape(), a).output_shape;
     Tensor out = Tensor::dense(DType::f32, out_shape);
     out.fill_bytes(kSentinel);
-    expect_error([&] { max_pool(in.view(), out.view(), a); }, {"max_pool", "padded plane", "scratch limit"});
+    MaxPoolAttributes max_a;
+    static_cast<PoolAttributes &>(max_a) = a;
+    expect_error([&] { max_pool(in.view(), out.view(), max_a); }, {"max_pool", "padded plane", "scratch limit"});
     AvgPoolAttributes avg;
     static_cast<PoolAttributes &>(avg) = a;
     expect_error([&] { avg_pool(in.view(), out.view(), avg); }, {"avg_pool", "scratch limit"});
     EXPECT_TRUE(untouched(out));
 }
 
+// Windows reaching hundreds of millions of elements past a small input (a huge dilated kernel
+// with same padding) would need a padded scratch plane beyond Halide's 2^31 - 1 bytes.
+TEST(ApiErrors, WindowsBeyondTheScratchLimit) {
+    PoolAttributes a;
+    a.kernel = {5, 151060736};
+    a.strides = {2, 4};
+    a.dilations = {1, 3};
+    a.auto_pad = AutoPad::same_lower;
+    expect_scratch_limit_refusal({1, 1, 4, 6}, a);
+}
+
 // A 1-D call's padded row is one row of the kernels' y axis, which the padded kernels step two
-// rows at a time: a row of 1.6 GB (f32) needs a 3.2 GB scratch plane, refused with the same error
-// (counted as one row, the kernel itself failed on Halide's allocation limit).
+// rows at a time: a row of 1.6 GB (f32) needs a 3.2 GB scratch plane (counted as one row, the
+// kernel itself failed on Halide's allocation limit).
 TEST(ApiErrors, OneDimensionalWindowsBeyondTheScratchLimit) {
-    MaxPoolAttributes a;
+    PoolAttributes a;
     a.kernel = {2};
     a.dilations = {400000000};
     a.auto_pad = AutoPad::same_lower;
-    Tensor in = Tensor::dense(DType::f32, {1, 1, 4});
-    const Shape out_shape = infer_pool_shape(in.shape(), a).output_shape;
-    Tensor out = Tensor::dense(DType::f32, out_shape);
-    out.fill_bytes(kSentinel);
-    expect_error([&] { max_pool(in.view(), out.view(), a); }, {"max_pool", "padded plane", "scratch limit"});
-    AvgPoolAttributes avg;
-    static_cast<PoolAttributes &>(avg) = a;
-    expect_error([&] { avg_pool(in.view(), out.view(), avg); }, {"avg_pool", "scratch limit"});
-    EXPECT_TRUE(untouched(out));
+    expect_scratch_limit_refusal({1, 1, 4}, a);
 }
 
 TEST(ApiErrors, OutputShapeOrTypeMismatch) {
