@@ -65,6 +65,15 @@ public:
         return reinterpret(work_, bits);
     }
 
+    // For kernels that compare float values instead (MaxPool::compare_values): what the keys
+    // make of a value. Every NaN is the canonical quiet NaN, and -0 is +0 (-0 and +0 share a key).
+    // Both work on the bits, where fast-math flags cannot drop them.
+    Expr quiet_nan() const { return reinterpret(work_, quiet_nan_bits()); }
+    Expr positive_zero(const Expr &v) const {
+        Expr bits = reinterpret(key_, v);
+        return reinterpret(work_, select(bits == ~sign_mask(), cast(key_, 0), bits));
+    }
+
 private:
     Expr sign_mask() const { return key_.bits() == 64 ? Expr(int64_t(0x7fffffffffffffffLL)) : Expr(int32_t(0x7fffffff)); }
     Expr infinity_bits() const { return key_.bits() == 64 ? Expr(int64_t(0x7ff0000000000000LL)) : Expr(int32_t(0x7f800000)); }
@@ -105,9 +114,19 @@ public:
         for (int i = 0; i < 5; i++) coef[i] = layer_shape.value("index_coef", i, index_coef[i]);
         // ---- Algorithm ----
         // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
-        // above everything, with the padding key below every real value.
+        // above everything, with the padding key below every real value. Except in unpadded
+        // values-only kernels of floats (compare_values): those read each element at about one
+        // tap (2x2 stride 2: exactly one), where its encoding (five vector instructions) would run
+        // once per tap; they compare the values themselves, NaN tested at each tap. Not f16: its
+        // widening to f32 is a float conversion, which fast-math lets LLVM (x86, and OpenCL)
+        // take for never NaN, and the NaN tests on it were dropped (random_pooling_test found
+        // it); bf16 widens by a shift.
         const MaxKeys keys(data_type(), with_indices);
-        Func in = window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding(), output);
+        const Type work = work_type(data_type());
+        const bool compare_values = !with_indices && !padded && !global && work.is_float() && data_type() != Float(16);
+        Func in = compare_values
+                      ? window_input("input_values", [&](const Expr &v) { return cast(work, v); }, Expr(), output)
+                      : window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding(), output);
 
         // Candidate (v, offset) beats the running best (acc, acc_offset) when its key is strictly
         // greater: among equal keys the first stays (ties, and the first NaN), and padding, whose
@@ -144,6 +163,12 @@ public:
                 Expr acc = along[a](x, y, z, c, n)[0], acc_offset = along[a](x, y, z, c, n)[1];
                 Expr take = v > acc;
                 along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, offset, acc_offset));
+            } else if (compare_values) {
+                // A NaN wins and then stays; the window has at least one element (no padding).
+                // The maxima of -0 and +0 may be either: the output makes it +0 (as the keys do).
+                along[a](x, y, z, c, n) = work.min();  // -infinity
+                Expr acc = along[a](x, y, z, c, n);
+                along[a](x, y, z, c, n) = select(is_nan(acc) || is_nan(v), keys.quiet_nan(), max(acc, v));
             } else {
                 along[a](x, y, z, c, n) = keys.padding();
                 along[a](x, y, z, c, n) = max(along[a](x, y, z, c, n), v);
@@ -154,8 +179,13 @@ public:
         // value of the type (OpenVINO), and its index the first element of its plane.
         const Func &best = along[kSpatialAxes - 1];
         Expr best_key = with_indices ? Expr(best(x, y, z, c, n)[0]) : Expr(best(x, y, z, c, n));
-        Expr value = keys.decode(best_key);
-        if (keys.type() != data_type()) value = select(best_key == keys.padding(), keys.lowest(), value);
+        Expr value;
+        if (compare_values) {
+            value = keys.positive_zero(best_key);
+        } else {
+            value = keys.decode(best_key);
+            if (keys.type() != data_type()) value = select(best_key == keys.padding(), keys.lowest(), value);
+        }
         output(x, y, z, c, n) = to_data_type(data_type(), value);
         if (with_indices) {
             Expr origin = tap(0, x, 0) * coef[0] + tap(1, y, 0) * coef[1] + tap(2, z, 0) * coef[2];
@@ -185,7 +215,8 @@ public:
         if (global) {
             schedules::schedule_global_pooling(stages, target_params(), keys.type());
         } else {
-            schedules::schedule_pooling(stages, target_params(), keys.type(), indices ? 4 : keys.type().bytes());
+            const Type compared = compare_values ? work : keys.type();
+            schedules::schedule_pooling(stages, target_params(), compared, indices ? 4 : compared.bytes());
         }
     }
 

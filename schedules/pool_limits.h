@@ -17,9 +17,12 @@ constexpr int kMaxPoolOvercompute = 63;
 constexpr int kPooledRowsPerStep = 2;
 
 // Where every window lies inside the input, the runtime may call the unpadded kernels
-// (generators/pool_window.h, padded=false), which encode each tap as they read it instead of
+// (generators/pool_window.h, padded=false), which convert each tap as they read it instead of
 // copying each plane once: cheaper where few windows share an element. Whether they pay, from how
-// many windows read an element (about kernel / stride per axis, multiplied), at most:
+// many windows read an element (about kernel / stride per axis, multiplied), at most (measured
+// when every MaxPool tap was encoded as a key; the unpadded float MaxPool kernels have compared
+// values since, in 0.6-0.86x the time on Zen 4, which these limits do not count: with AVX2 there,
+// P6's 3x3/2 max pool took 0.82x the padded kernel's time unpadded; AvgPool not re-measured):
 //   4 on the AVX-512 path, whose mask registers make the encoding cheap. Measured on Zen 5, f32,
 //     1 thread, unpadded over padded kernel's time: 2x2/2 0.68, 2x2x2/2 0.60, 3x3/2 0.73-0.78,
 //     2x2/1 0.79, but 3x3/1 (9 reads) 1.10;

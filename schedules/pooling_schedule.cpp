@@ -18,7 +18,8 @@
 //            scratch (0.88x the time on ResNet's 112x112 planes on Zen 5).
 //            Unpadded kernels (generator param padded=false, which the runtime calls when every
 //            window lies inside the input: VGG's 2x2/2, 3-D 2x2x2/2, AlexNet's 3x3/2 on 55x55)
-//            read the input in place, encoding at each tap: no copy (0.6x the time on Zen 5).
+//            read the input in place, converting at each tap (floats' MaxPool compares values
+//            there, not keys): no copy (0.6x the time on Zen 5).
 //   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
 //   windows with stride_x 2 (3-D), undilated (kernels that step two rows: each also with
 //   stride_y 1 or 2), with constant tap loops over dense or
@@ -143,7 +144,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // margin columns (a pad wide, usually one element) too where masked stores are cheap,
     // element by element elsewhere: a vector guarded down to one lane is a masked store per row,
     // and AVX2's `vmaskmovps` store is slow on AMD cores (24% of AVX2 P4's samples on Zen 4).
-    // Unpadded kernels have no copy: the encoding is inlined into the taps.
+    // Unpadded kernels have no copy: the conversion is inlined into the taps.
     if (s.padded) {
         s.padded_input.compute_at(s.output, task).align_storage(s.padded_input.args()[0], lanes);
         for (int slab = 0; slab < 6; slab++) {

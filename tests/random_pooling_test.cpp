@@ -723,6 +723,45 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
     EXPECT_EQ(max_pool_kernel_picked(input, padded_output, a), "max_pool_f32");
 }
 
+// The unpadded kernels of floats compare values, not keys (pooling_generator.cpp): there too a
+// zero maximum is written as +0, a NaN wins over infinity and stays, and -inf is a value like any
+// other. Disjoint 1x2 windows, which run the unpadded kernel on every path; 21 outputs, so a whole
+// vector and the last one shifted inwards on AVX-512 (and a guarded row of 7 before that).
+TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    // Windows: {-0, +0} {-inf, -0} {-0.5, -0} {nan, inf} {inf, nan} {-inf, -inf} {-0, 0.25}
+    const std::vector<double> pattern = {-0.0, 0.0, -inf, -0.0, -0.5, -0.0, nan, inf, inf, nan, -inf, -inf, -0.0, 0.25};
+    MaxPoolAttributes a;
+    a.kernel = {1, 2};
+    a.strides = {1, 2};
+    for (DType dtype : kFloatTypes) {
+        for (const int64_t repeats : {1, 3}) {
+            SCOPED_TRACE(std::string(dtype_name(dtype)) + " x" + std::to_string(repeats));
+            std::vector<double> values;
+            for (int64_t r = 0; r < repeats; r++) values.insert(values.end(), pattern.begin(), pattern.end());
+            Tensor input = Tensor::dense(dtype, {1, 1, 1, 14 * repeats});
+            input.set_values(values);
+            Tensor got = Tensor::dense(dtype, {1, 1, 1, 7 * repeats});
+            ASSERT_NO_THROW(max_pool(input.view(), got.view(), a));
+            for (int64_t i = 0; i < 7 * repeats; i++) {
+                const double v = got.get(i);
+                switch (i % 7) {
+                case 3:
+                case 4: EXPECT_TRUE(std::isnan(v)) << "window " << i; break;
+                case 5: EXPECT_EQ(v, -inf) << "window " << i; break;
+                case 6: EXPECT_EQ(v, 0.25) << "window " << i; break;
+                default:
+                    EXPECT_EQ(v, 0) << "window " << i;
+                    EXPECT_FALSE(std::signbit(v)) << "window " << i << ": a zero maximum is written as +0";
+                }
+            }
+        }
+    }
+    Tensor input = Tensor::dense(DType::f32, {1, 1, 1, 42});
+    Tensor output = Tensor::dense(DType::f32, {1, 1, 1, 21});
+    EXPECT_EQ(max_pool_kernel_picked(input, output, a), "max_pool_f32_unpadded");
+}
+
 // A window over the whole plane runs the global kernel (each plane one row), also for a 1x1
 // plane; with an indices output it cannot (the global kernels have none).
 TEST_P(RandomPooling, MaxPoolGlobalTakesTheGlobalKernel) {

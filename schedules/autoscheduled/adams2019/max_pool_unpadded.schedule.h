@@ -22,7 +22,7 @@ inline void apply_schedule_adams2019_max_pool_unpadded(
     Func max_along_z = pipeline.get_func(4);
     Func max_along_y = pipeline.get_func(3);
     Func max_along_x = pipeline.get_func(2);
-    Func input_keys = pipeline.get_func(1);
+    Func input_values = pipeline.get_func(1);
     Var c(output.get_schedule().dims()[3].var);
     Var n(output.get_schedule().dims()[4].var);
     Var x(output.get_schedule().dims()[0].var);
@@ -30,22 +30,25 @@ inline void apply_schedule_adams2019_max_pool_unpadded(
     Var xii("xii");
     Var y(output.get_schedule().dims()[1].var);
     Var yi("yi");
+    Var yii("yii");
     Var z(output.get_schedule().dims()[2].var);
     RVar taps_x_x(max_along_x.update(0).get_schedule().dims()[0].var);
     RVar taps_y_x(max_along_y.update(0).get_schedule().dims()[0].var);
     RVar taps_z_x(max_along_z.update(0).get_schedule().dims()[0].var);
     output
-        .split(y, y, yi, 8, TailStrategy::ShiftInwards)
+        .split(y, y, yi, 28, TailStrategy::ShiftInwards)
+        .split(yi, yi, yii, 7, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, x, yi, y, z, c, n})
-        .parallel(c);
+        .reorder({xi, x, yii, yi, y, z, c, n})
+        .fuse(y, c, y)
+        .parallel(y);
     max_along_z
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(output, yi)
+        .compute_at(output, yii)
         .reorder({xi, x, y, z, c, n});
     max_along_z.update(0)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
@@ -65,18 +68,19 @@ inline void apply_schedule_adams2019_max_pool_unpadded(
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(output, y)
+        .compute_at(output, yi)
         .reorder({xi, x, y, z, c, n});
     max_along_x.update(0)
         .split(x, x, xi, 32, TailStrategy::GuardWithIf)
         .split(xi, xi, xii, 8, TailStrategy::GuardWithIf)
         .vectorize(xii)
-        .reorder({xii, taps_x_x, xi, x, y, z, c, n});
-    input_keys
+        .reorder({xii, xi, taps_x_x, x, y, z, c, n});
+    input_values
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
-        .compute_at(max_along_x, x)
+        .compute_at(max_along_x, taps_x_x)
+        .store_at(max_along_x, x)
         .reorder({xi, x, y, z, c, n});
 
 }
