@@ -39,7 +39,8 @@ static Expr lowest_finite(const Type &t) {
 //   Integers: the value itself, widened to int32 when positions are tracked, so that the padding
 //     key (the lowest of the key type) lies below every element. Values-only pooling keeps the
 //     data type (more lanes); there padding equals the type's minimum, which is harmless for a max.
-// Encoding runs once per input element (in the padded-input copy), not once per tap.
+// Padded kernels encode once per input element (in the padded-input copy), unpadded ones at each
+// tap.
 class MaxKeys {
 public:
     MaxKeys(const Type &data, bool with_indices)
@@ -65,9 +66,9 @@ public:
         return reinterpret(work_, bits);
     }
 
-    // For kernels that compare float values instead (MaxPool::compare_values): what the keys
-    // make of a value. Every NaN is the canonical quiet NaN, and -0 is +0 (-0 and +0 share a key).
-    // Both work on the bits, where fast-math flags cannot drop them.
+    // For kernels that compare float values instead (MaxPool's compare_values): what the keys
+    // make of a value. Every NaN is the canonical quiet NaN (a constant from bits), and -0 is +0
+    // (-0 and +0 share a key; tested on the bits, where fast-math flags cannot drop the test).
     Expr quiet_nan() const { return reinterpret(work_, quiet_nan_bits()); }
     Expr positive_zero(const Expr &v) const {
         Expr bits = reinterpret(key_, v);
@@ -115,22 +116,27 @@ public:
         // ---- Algorithm ----
         // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
         // above everything, with the padding key below every real value. Except in unpadded
-        // values-only kernels of floats (compare_values): those read each element at about one
-        // tap (2x2 stride 2: exactly one), where its encoding (five vector instructions) would run
-        // once per tap; they compare the values themselves, NaN tested at each tap. Not f16: its
-        // widening to f32 is a float conversion, which fast-math lets LLVM (x86, and OpenCL)
-        // take for never NaN, and the NaN tests on it were dropped (random_pooling_test found
-        // it); bf16 widens by a shift.
+        // values-only kernels of f32, bf16 and f64 (compare_values): those read each element at a
+        // few taps at most (unpadded_kernel_pays; disjoint windows: one), where its encoding (five
+        // vector instructions) would run at every tap; they compare the values themselves, NaN
+        // tested at each tap. The test is is_nan, not nan_bits (element_type.h), which costs four
+        // more instructions per tap: its operands are loads and selects that carry no fast-math
+        // flags (checked in the LLVM IR), so LLVM cannot take them for never NaN. On f16 data,
+        // widened to f32 by `fpext`, the NaN tests were lost on x86 and OpenCL (random_pooling_test
+        // found it; strict_float on the widening did not help, the cause not pinned down): f16
+        // keeps the keys (bf16 widens by a shift).
         const MaxKeys keys(data_type(), with_indices);
         const Type work = work_type(data_type());
         const bool compare_values = !with_indices && !padded && !global && work.is_float() && data_type() != Float(16);
         Func in = compare_values
-                      ? window_input("input_values", [&](const Expr &v) { return cast(work, v); }, Expr(), output)
+                      ? window_input("input_values", [&](const Expr &v) { return cast(work, v); },
+                                     Expr(), output)  // unpadded: no padding value
                       : window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding(), output);
 
         // Candidate (v, offset) beats the running best (acc, acc_offset) when its key is strictly
         // greater: among equal keys the first stays (ties, and the first NaN), and padding, whose
-        // key is below every element's, never wins. Values-only pooling keeps just the largest key.
+        // key is below every element's, never wins. Values-only pooling keeps just the largest key
+        // (or value).
         // The position an argmax carries is its tap's offset from the window's first element, in
         // index units (k * dilation * index_coef along each axis): one constant per tap where the
         // taps unroll, so each tap costs a compare, a max and a masked move (a position computed

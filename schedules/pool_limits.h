@@ -20,9 +20,11 @@ constexpr int kPooledRowsPerStep = 2;
 // (generators/pool_window.h, padded=false), which convert each tap as they read it instead of
 // copying each plane once: cheaper where few windows share an element. Whether they pay, from how
 // many windows read an element (about kernel / stride per axis, multiplied), at most (measured
-// when every MaxPool tap was encoded as a key; the unpadded float MaxPool kernels have compared
-// values since, in 0.6-0.86x the time on Zen 4, which these limits do not count: with AVX2 there,
-// P6's 3x3/2 max pool took 0.82x the padded kernel's time unpadded; AvgPool not re-measured):
+// when every MaxPool tap was encoded as a key; the unpadded MaxPool kernels of f32, bf16 and f64
+// have compared values since, 0.6-0.86x the time of those key kernels on Zen 4 with AVX-512,
+// which these limits do not count: with AVX2 there, P6's 3x3/2 max pool took 0.82x the padded
+// kernel's time unpadded, against the limit of 1 below; a rule per operator and type is left to
+// measure, AvgPool's included):
 //   4 on the AVX-512 path, whose mask registers make the encoding cheap. Measured on Zen 5, f32,
 //     1 thread, unpadded over padded kernel's time: 2x2/2 0.68, 2x2x2/2 0.60, 3x3/2 0.73-0.78,
 //     2x2/1 0.79, but 3x3/1 (9 reads) 1.10;
