@@ -116,10 +116,10 @@ public:
         // ---- Algorithm ----
         // The window reduction compares keys (see MaxKeys): plain integer maxima that order NaN
         // above everything, with the padding key below every real value. Except in unpadded
-        // values-only kernels of f32, bf16 and f64 (compare_values): those read each element at a
-        // few taps at most (unpadded_kernel_pays; disjoint windows: one), where its encoding (five
-        // vector instructions) would run at every tap; they compare the values themselves, NaN
-        // tested at each tap. The test is is_nan, not nan_bits (element_type.h), which costs four
+        // values-only kernels of f32, bf16 and f64 (compare_values): those read the input in place
+        // (where the runtime's rule, unpadded_kernel_pays, finds them faster), so an element's
+        // encoding (five vector instructions) would run at every tap that reads it; they compare
+        // the values themselves, NaN tested at each tap. The test is is_nan, not nan_bits (element_type.h), which costs four
         // more instructions per tap: its operands are loads and selects that carry no fast-math
         // flags (checked in the LLVM IR), so LLVM cannot take them for never NaN. On f16 data,
         // widened to f32 by `fpext`, the NaN tests were lost on x86 and OpenCL (random_pooling_test

@@ -12,6 +12,7 @@
 #include "runtime/kernel_table.h"
 #include "runtime/validation.h"
 #include "schedules/pool_limits.h"
+#include "schedules/vector_bytes.h"
 
 namespace poolconv {
 
@@ -80,8 +81,8 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
 // per element; Halide allocates at most 2^31 - 1 bytes. Only windows far larger than the input
 // (huge kernels, dilations or pads) come near that. Counted over the kernels' three axes, so a
 // 1-D call's row counts twice too: the kernels see it as one row of a y axis and step two rows.
-// Checked before any output is written.
-void check_padded_plane(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
+// Returns the error for a plane past that, empty where it fits; checked before any output is written.
+std::string padded_plane_error(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
     const std::size_t spatial = input.shape.size() - 2;
     const KernelWindow &w = p.window;  // a size-1 window along the axes the tensor lacks
     int64_t bytes = element_bytes;
@@ -102,25 +103,49 @@ void check_padded_plane(const char *op, const TensorView &input, const PreparedP
         extents += (extents.empty() ? "" : " x ") + std::to_string(extent);
     }
     if (too_large || bytes > std::numeric_limits<int32_t>::max()) {
-        throw Error(std::string(op) + ": the windows span a padded plane of " + extents + " elements of " +
-                    std::to_string(element_bytes) + " bytes, beyond the kernels' scratch limit of 2^31 - 1 bytes");
+        return std::string(op) + ": the windows span a padded plane of " + extents + " elements of " +
+               std::to_string(element_bytes) + " bytes, beyond the kernels' scratch limit of 2^31 - 1 bytes";
+    }
+    return "";
+}
+
+// What the unpadded kernels' rule (unpadded_kernel_pays, schedules/pool_limits.h) knows of a path:
+// its vector bytes (0 on the GPU paths), and whether it converts f16 in hardware.
+void describe_path(Isa isa, UnpaddedPoolCall &c) {
+    switch (isa) {
+    case Isa::avx512: c.vector_bytes = kAvx512VectorBytes, c.f16_in_hardware = true; break;  // F16C
+    case Isa::avx2: c.vector_bytes = kAvx2VectorBytes, c.f16_in_hardware = true; break;      // F16C
+    case Isa::baseline: c.vector_bytes = kSse2VectorBytes, c.f16_in_hardware = false; break;
+    case Isa::neon: c.vector_bytes = kNeonVectorBytes, c.f16_in_hardware = true; break;
+    default: c.vector_bytes = 0, c.f16_in_hardware = false; break;  // GPUs
     }
 }
 
 // The kernel for a call: `base` (e.g. "max_pool_f32"), or its unpadded kernel, which reads the
 // input in place instead of a padded copy of each plane, where every window lies inside the input,
-// that pays on the call's path (unpadded_kernel_pays, schedules/pool_limits.h), and the path has
-// that kernel. Padded kernels copy each plane into a bounded scratch buffer: checked
-// (check_padded_plane) with `padded_element_bytes` per element before any output is written.
+// the path has that kernel, and it pays there (unpadded_kernel_pays) or the padded kernel's scratch
+// would pass its limit. Padded kernels copy each plane into a bounded scratch buffer of
+// `compared_bytes` per element (the type the kernels compare or sum): checked (padded_plane_error)
+// before any output is written.
 std::string pool_kernel(const char *op, const TensorView &input, const PreparedPool &p, const std::string &base,
-                        const detail::CallPath &path, int padded_element_bytes) {
+                        const detail::CallPath &path, bool avg, int compared_bytes) {
     const std::string unpadded = base + "_unpadded";
-    const bool avx512_path = detail::kernel_path(base, path).isa == Isa::avx512;
-    if (p.windows_inside && unpadded_kernel_pays(p.window.kernel, p.window.stride, avx512_path) &&
-        detail::kernel_available(unpadded, path)) {
-        return unpadded;
+    const std::string scratch_error = padded_plane_error(op, input, p, compared_bytes);
+    if (p.windows_inside && detail::kernel_available(unpadded, path)) {
+        UnpaddedPoolCall call;
+        call.avg = avg;
+        call.f16 = input.dtype == DType::f16;
+        call.compared_bytes = compared_bytes;
+        for (int a = 0; a < 3; a++) {
+            call.kernel[a] = p.window.kernel[a];
+            call.stride[a] = p.window.stride[a];
+            call.dilation[a] = p.window.dilation[a];
+        }
+        call.output_width = p.geometry.output_shape.back();
+        describe_path(detail::kernel_path(base, path).isa, call);
+        if (unpadded_kernel_pays(call) || !scratch_error.empty()) return unpadded;
     }
-    check_padded_plane(op, input, p, padded_element_bytes);
+    if (!scratch_error.empty()) throw Error(scratch_error);
     return base;
 }
 
@@ -227,10 +252,12 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     if (!global) {
         name = std::string("max_pool_") + dtype_name(input.dtype);
         if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
-        // The padded plane holds MaxPool's keys (generators/pooling_generator.cpp): f32 bits for
-        // f32, f16 and bf16; f64 bits for f64; 8-bit values, or int32 where positions are tracked.
+        // The kernels compare (and the padded plane holds) keys or values of 4 bytes (f32, f16,
+        // bf16: generators/pooling_generator.cpp), 8 for f64, and 8-bit values, or int32 keys
+        // where positions are tracked.
         const bool eight_bit = input.dtype == DType::i8 || input.dtype == DType::u8;
-        name = pool_kernel(op, input, p, name, path, input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
+        name = pool_kernel(op, input, p, name, path, false,
+                           input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
     }
     detail::KernelBuffer in(global ? flat.input : input), out(global ? flat.output : output);
     const KernelWindow &w = global ? flat.window : p.window;
@@ -289,10 +316,10 @@ void avg_pool(const TensorView &input, const TensorView &output, const AvgPoolAt
         for (int ax = 0; ax < 3; ax++) count_begin[ax] = 0, count_end[ax] = ax == 0 ? flat.window.kernel[0] : 1;
     }
     const KernelWindow &kw = global ? flat.window : w;
-    const int sum_bytes = input.dtype == DType::f64 ? 8 : 4;  // the padded plane holds the sums' type
+    const int sum_bytes = input.dtype == DType::f64 ? 8 : 4;  // the sums' type (and the padded plane's)
     const std::string name = global ? std::string("global_avg_pool_") + dtype_name(input.dtype)
                                     : pool_kernel(op, input, p, std::string("avg_pool_") + dtype_name(input.dtype),
-                                                  path, sum_bytes);
+                                                  path, true, sum_bytes);
     auto fn = detail::find_kernel_as<detail::KernelKind::avg_pool>(op, name, path);
     detail::KernelBuffer in(global ? flat.input : input), out(global ? flat.output : output);
     const int status = fn(in.get(), kw.kernel[0], kw.kernel[1], kw.kernel[2], kw.stride[0], kw.stride[1], kw.stride[2],

@@ -165,7 +165,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // over-computes lanes, whose taps read scratch past the margin (allocated, never written),
     // into results no output keeps. Unpadded kernels: whole output vectors make every stage a
     // whole vector too, except in rows narrower than one, where the stages' vectors are guarded
-    // as well (no load past the input).
+    // as well (no load past the input): computed lane by lane, which is why the runtime sends such
+    // rows to the padded kernels (unpadded_kernel_pays, pool_limits.h).
     // With rows_per_step rows per step, the x stage is computed once per step (below), and the
     // rest per output vector of each row.
     const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),

@@ -1,10 +1,11 @@
 // AVX2 + FMA + F16C (Haswell and later, AMD Zen 1+): 16 ymm registers of 32 bytes.
+#include "schedules/vector_bytes.h"
 #include "target_params.h"
 
 namespace poolconv::schedules {
 
 TargetParams x86_avx2_params() {
-    return TargetParams{"x86-avx2", /*vector_bytes=*/32, /*vector_registers=*/16,
+    return TargetParams{"x86-avx2", /*vector_bytes=*/kAvx2VectorBytes, /*vector_registers=*/16,
                         // 8 accumulators (FMA latency 4 cycles on 2 ports needs >= 8); 3 x 4
                         // (12) spills with the 3x3 taps unrolled.
                         /*conv_tile=*/{2, 4, 1},

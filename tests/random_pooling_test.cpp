@@ -637,10 +637,11 @@ std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const Ma
 }
 
 // Those kernels compute no window past the end of a row (its reads would leave the input): the
-// last vector of a row is shifted inwards, and a row narrower than a vector is one guarded vector.
-// So: every output width around 16, 32 and 64 lanes (AVX-512's f32, f16 and 8-bit vectors), with
-// and without an unused input column at the end, 2-D and 3-D, the specialized windows and general
-// ones, disjoint (unpadded kernels on every path) and overlapping (on AVX-512), every type.
+// last vector of a row is shifted inwards, and a row narrower than a vector is one guarded vector
+// (the runtime sends such rows to the padded kernels, and the windows where the unpadded kernels
+// do not pay: UnpaddedKernelWhereItPays below). So: every output width around 16, 32 and 64 lanes
+// (AVX-512's 4-byte vectors, AVX2's and AVX-512's 1-byte ones), with and without an unused input
+// column at the end, 2-D and 3-D, the specialized windows and general ones, every type.
 TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
     Rng rng(6006);
     test::FailureBudget budget;
@@ -703,32 +704,130 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
             }
         }
     }
+}
 
-    // Such calls run the unpadded kernel where it pays (schedules/pool_limits.h): disjoint windows
-    // on every path, 3x3 stride 2 (2.25 reads per element) on AVX-512 only; a padded call the
-    // padded one.
+// Stands in for an avg_pool kernel, as picked_max_pool_kernel does for max_pool.
+int picked_avg_pool_kernel(halide_buffer_t *, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                           int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                           halide_buffer_t *) {
+    return 0;
+}
+
+std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const AvgPoolAttributes &a) {
+    const ScopedKernelOverride any({nullptr, active_isa(), reinterpret_cast<void (*)()>(&picked_avg_pool_kernel)});
+    ScopedKernelOverride::note_replaced("none");
+    avg_pool(input.view(), output.view(), a);
+    return ScopedKernelOverride::last_replaced();
+}
+
+// Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
+// (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
+// unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
+// NEON 4), the window is 2x2 or 3x3 at stride 1 (2x2 for MaxPool only), or the data is f16 with
+// overlapping windows (f16 on the baseline never); on the GPU paths for disjoint windows only. A
+// padded call runs the padded kernel.
+TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
+    const Isa isa = active_isa();
+    const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
+    const int64_t f32_lanes = isa == Isa::avx512 ? 16 : isa == Isa::avx2 ? 8 : 4;
+    struct Case {
+        const char *what;
+        bool avg;
+        DType dtype;
+        int64_t kernel, stride, out_w;
+        bool unpadded_on_cpu, unpadded_on_gpu;
+    };
+    const Case cases[] = {
+        {"2x2/2, 17 wide", false, DType::f32, 2, 2, 17, true, true},
+        {"3x3/2, 17 wide", false, DType::f32, 3, 2, 17, true, false},
+        {"3x3/3, 17 wide", false, DType::f32, 3, 3, 17, true, true},
+        {"3x3/1, 17 wide", false, DType::f32, 3, 1, 17, false, false},
+        {"2x2/1, 17 wide", false, DType::f32, 2, 1, 17, false, false},
+        {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, f32_lanes <= 7, true},
+        {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, f32_lanes <= 8, true},
+        {"AvgPool 2x2/1, 17 wide", true, DType::f32, 2, 1, 17, true, false},
+        {"AvgPool 3x3/1, 17 wide", true, DType::f32, 3, 1, 17, false, false},
+        {"AvgPool 3x3/2, 17 wide", true, DType::f32, 3, 2, 17, true, false},
+        {"AvgPool 5x5/1, 17 wide", true, DType::f32, 5, 1, 17, true, false},
+        {"f64 3x3/2, 6 wide", false, DType::f64, 3, 2, 6, isa != Isa::avx512, false},  // 8 lanes on AVX-512
+        {"u8 2x2/2, 40 wide", false, DType::u8, 2, 2, 40, isa != Isa::avx512, true},  // 64 lanes on AVX-512
+        {"u8 3x3/1, 64 wide", false, DType::u8, 3, 1, 64, true, false},
+        {"f16 2x2/2, 17 wide", false, DType::f16, 2, 2, 17, isa != Isa::baseline, true},
+        {"f16 3x3/2, 17 wide", false, DType::f16, 3, 2, 17, false, false},
+        {"AvgPool f16 3x3/2, 17 wide", true, DType::f16, 3, 2, 17, false, false},
+    };
+    for (const Case &c : cases) {
+        // The GPU paths build f32 kernels of every kind, the other types not always (a call
+        // then runs on the CPU: generators/variants.cmake).
+        if (gpu && c.dtype != DType::f32) continue;
+        const Shape in_shape = {1, 2, 3 * c.stride + c.kernel, (c.out_w - 1) * c.stride + c.kernel};
+        const Shape out_shape = {1, 2, 4, c.out_w};
+        Tensor input = Tensor::dense(c.dtype, in_shape), output = Tensor::dense(c.dtype, out_shape);
+        const std::string base = std::string(c.avg ? "avg_pool_" : "max_pool_") + dtype_name(c.dtype);
+        const bool unpadded = gpu ? c.unpadded_on_gpu : c.unpadded_on_cpu;
+        const std::string expected = unpadded ? base + "_unpadded" : base;
+        PoolAttributes pa;
+        pa.kernel = {c.kernel, c.kernel};
+        pa.strides = {c.stride, c.stride};
+        ASSERT_EQ(infer_pool_shape(in_shape, pa).output_shape, out_shape) << c.what;
+        if (c.avg) {
+            AvgPoolAttributes a;
+            static_cast<PoolAttributes &>(a) = pa;
+            EXPECT_EQ(avg_pool_kernel_picked(input, output, a), expected) << c.what;
+        } else {
+            MaxPoolAttributes a;
+            static_cast<PoolAttributes &>(a) = pa;
+            EXPECT_EQ(max_pool_kernel_picked(input, output, a), expected) << c.what;
+        }
+    }
+    // Padding: the padded kernel.
     Tensor input = Tensor::dense(DType::f32, {1, 2, 9, 35});
     MaxPoolAttributes a;
-    a.kernel = Shape{2, 2};
-    a.strides = Shape{2, 2};
-    Tensor disjoint_output = Tensor::dense(DType::f32, {1, 2, 4, 17});
-    EXPECT_EQ(max_pool_kernel_picked(input, disjoint_output, a), "max_pool_f32_unpadded");
     a.kernel = Shape{3, 3};
-    Tensor output = Tensor::dense(DType::f32, {1, 2, 4, 17});
-    EXPECT_EQ(max_pool_kernel_picked(input, output, a),
-              active_isa() == Isa::avx512 ? "max_pool_f32_unpadded" : "max_pool_f32");
+    a.strides = Shape{2, 2};
     a.pads_begin = Shape{0, 1};
     a.pads_end = Shape{0, 1};
     Tensor padded_output = Tensor::dense(DType::f32, {1, 2, 4, 18});
     EXPECT_EQ(max_pool_kernel_picked(input, padded_output, a), "max_pool_f32");
 }
 
+// A call the rule sends to the padded kernel (its rows narrower than a vector) whose padded plane
+// would pass the scratch limit runs the unpadded kernel instead of refusing: 2x2 windows at strides
+// (2, 1024) over 8192 rows of 1026 columns, two outputs per row, where the padded plane (every row
+// computed 64 outputs past its end: 65538 columns of 4 bytes, 8194 rows) would need 2^31 + 589840
+// bytes. CPU paths (the GPU paths take the unpadded kernel for these disjoint windows anyway).
+TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
+    const Isa isa = active_isa();
+    if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
+    const Shape in_shape = {1, 1, 8192, 1026}, out_shape = {1, 1, 4096, 2};
+    MaxPoolAttributes ma;
+    ma.kernel = {2, 2};
+    ma.strides = {2, 1024};
+    AvgPoolAttributes aa;
+    static_cast<PoolAttributes &>(aa) = static_cast<const PoolAttributes &>(ma);
+    Rng rng(6106);
+    Tensor input = Tensor::dense(DType::f32, in_shape);
+    test::fill_random(input, rng, test::FillOptions{});
+    Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
+    EXPECT_EQ(max_pool_kernel_picked(input, got, ma), "max_pool_f32_unpadded");
+    ASSERT_NO_THROW(max_pool(input.view(), got.view(), ma));
+    reference::max_pool(input.view(), expected.view(), ma);
+    EXPECT_TRUE(test::tensors_match(got, expected));
+    EXPECT_EQ(avg_pool_kernel_picked(input, got, aa), "avg_pool_f32_unpadded");
+    ASSERT_NO_THROW(avg_pool(input.view(), got.view(), aa));
+    reference::avg_pool(input.view(), expected.view(), aa);
+    test::CompareOptions o;
+    o.rel_tol = 1e-6;
+    EXPECT_TRUE(test::tensors_match(got, expected, o));
+}
+
 // The unpadded kernels of f32, bf16 and f64 compare values, not keys (pooling_generator.cpp):
 // there too a zero maximum is written as +0, a NaN (here a negative one) wins over infinity and
 // stays, written as the type's canonical quiet NaN, and -inf is a value like any other. Disjoint
-// 1x2 windows, which run the unpadded kernel on every path (checked); 21 outputs, so a whole vector
-// and the last one shifted inwards on AVX-512 (and a guarded row of 7 before that). f16 takes the
-// same kernels, with keys.
+// 1x2 windows, which run the unpadded kernel on every path (checked; f16 not on the baseline, which
+// emulates its conversion); 21 outputs, so a whole vector and the last one shifted inwards on
+// AVX-512 (and a row of 7 before that, the padded kernel's where it is narrower than a vector).
+// f16 takes the same kernels, with keys.
 TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
     const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
     // Windows: {-0, +0} {-inf, -0} {-0.5, -0} {nan, inf} {inf, nan} {-inf, -inf} {-0, 0.25}
@@ -747,7 +846,9 @@ TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
         if (dtype == DType::f32 || !gpu) {
             Tensor input = Tensor::dense(dtype, {1, 1, 1, 42});
             Tensor output = Tensor::dense(dtype, {1, 1, 1, 21});
-            EXPECT_EQ(max_pool_kernel_picked(input, output, a), "max_pool_" + std::string(dtype_name(dtype)) + "_unpadded");
+            const std::string kernel = "max_pool_" + std::string(dtype_name(dtype));
+            const bool emulated_f16 = dtype == DType::f16 && active_isa() == Isa::baseline;
+            EXPECT_EQ(max_pool_kernel_picked(input, output, a), emulated_f16 ? kernel : kernel + "_unpadded");
         }
         for (const int64_t repeats : {1, 3}) {
             SCOPED_TRACE(std::string(dtype_name(dtype)) + " x" + std::to_string(repeats));
