@@ -143,8 +143,9 @@ protected:
         return padded_input(encode, padding, {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
     }
 
-    // The input itself, encoded at each tap: for windows that never leave it (unpadded kernels,
-    // global pooling), cheaper than a copy of the plane.
+    // The input itself, encoded at each tap: for windows that never leave it (global pooling, and
+    // the unpadded kernels, which the runtime calls where that costs less than a copy of the
+    // plane).
     Func in_place_input(const char *name, const std::function<Expr(const Expr &)> &encode) {
         Func f(name);
         f(x, y, z, c, n) = encode(input(x, y, z, c, n));

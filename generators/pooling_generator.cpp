@@ -119,12 +119,12 @@ public:
         // values-only kernels of f32, bf16 and f64 (compare_values): those read the input in place
         // (where the runtime's rule, unpadded_kernel_pays, finds them faster), so an element's
         // encoding (five vector instructions) would run at every tap that reads it; they compare
-        // the values themselves, NaN tested at each tap. The test is is_nan, not nan_bits (element_type.h), which costs four
-        // more instructions per tap: its operands are loads and selects that carry no fast-math
-        // flags (checked in the LLVM IR), so LLVM cannot take them for never NaN. On f16 data,
-        // widened to f32 by `fpext`, the NaN tests were lost on x86 and OpenCL (random_pooling_test
-        // found it; strict_float on the widening did not help, the cause not pinned down): f16
-        // keeps the keys (bf16 widens by a shift).
+        // the values themselves, NaN tested at each tap. The test is is_nan, not nan_bits
+        // (element_type.h), which costs four more instructions per tap: its operands are loads and
+        // selects that carry no fast-math flags (checked in the LLVM IR), so LLVM cannot take them
+        // for never NaN. On f16 data, widened to f32 by `fpext`, the NaN tests were lost on x86
+        // and OpenCL (random_pooling_test found it; strict_float on the widening did not help, the
+        // cause not pinned down): f16 keeps the keys (bf16 widens by a shift).
         const MaxKeys keys(data_type(), with_indices);
         const Type work = work_type(data_type());
         const bool compare_values = !with_indices && !padded && !global && work.is_float() && data_type() != Float(16);

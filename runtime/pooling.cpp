@@ -110,15 +110,21 @@ std::string padded_plane_error(const char *op, const TensorView &input, const Pr
 }
 
 // What the unpadded kernels' rule (unpadded_kernel_pays, schedules/pool_limits.h) knows of a path:
-// its vector bytes (0 on the GPU paths), and whether it converts f16 in hardware.
-void describe_path(Isa isa, UnpaddedPoolCall &c) {
-    switch (isa) {
-    case Isa::avx512: c.vector_bytes = kAvx512VectorBytes, c.f16_in_hardware = true; break;  // F16C
-    case Isa::avx2: c.vector_bytes = kAvx2VectorBytes, c.f16_in_hardware = true; break;      // F16C
-    case Isa::baseline: c.vector_bytes = kSse2VectorBytes, c.f16_in_hardware = false; break;
-    case Isa::neon: c.vector_bytes = kNeonVectorBytes, c.f16_in_hardware = true; break;
-    default: c.vector_bytes = 0, c.f16_in_hardware = false; break;  // GPUs
+// its SIMD, or nothing where the rule was not measured (the GPUs, an autoscheduler's kernels).
+void describe_path(const detail::CallPath &path, UnpaddedPoolCall &call) {
+    CpuSimd simd{0, false};
+    switch (path.isa) {
+    case Isa::avx512: simd = kAvx512Simd; break;
+    case Isa::avx2: simd = kAvx2Simd; break;
+    case Isa::baseline: simd = kSse2Simd; break;
+    case Isa::neon: simd = kNeonSimd; break;
+    case Isa::cuda:
+    case Isa::opencl:
+    case Isa::best: break;
     }
+    if (path.author != ScheduleAuthor::poolconv) simd = CpuSimd{0, false};
+    call.vector_bytes = simd.vector_bytes;
+    call.converts_f16 = simd.converts_f16;
 }
 
 // The kernel for a call: `base` (e.g. "max_pool_f32"), or its unpadded kernel, which reads the
@@ -135,6 +141,7 @@ std::string pool_kernel(const char *op, const TensorView &input, const PreparedP
         UnpaddedPoolCall call;
         call.avg = avg;
         call.f16 = input.dtype == DType::f16;
+        call.eight_bit = !avg && (input.dtype == DType::i8 || input.dtype == DType::u8);
         call.compared_bytes = compared_bytes;
         for (int a = 0; a < 3; a++) {
             call.kernel[a] = p.window.kernel[a];
@@ -142,7 +149,7 @@ std::string pool_kernel(const char *op, const TensorView &input, const PreparedP
             call.dilation[a] = p.window.dilation[a];
         }
         call.output_width = p.geometry.output_shape.back();
-        describe_path(detail::kernel_path(base, path).isa, call);
+        describe_path(detail::kernel_path(base, path), call);
         if (unpadded_kernel_pays(call) || !scratch_error.empty()) return unpadded;
     }
     if (!scratch_error.empty()) throw Error(scratch_error);

@@ -5,7 +5,7 @@
 namespace poolconv::schedules {
 
 TargetParams arm_neon_params() {
-    return TargetParams{"arm-neon", /*vector_bytes=*/kNeonVectorBytes, /*vector_registers=*/32,
+    return TargetParams{"arm-neon", /*vector_bytes=*/kNeonSimd.vector_bytes, /*vector_registers=*/32,
                         // 16 accumulators, 2 input vectors, 2 vectors of 4 weights (Halide emits
                         // fmla by element). 3 x 8 fits 32 registers on paper, but in the generated
                         // code six of its 3x3 tap loops spilled, far more than 2 x 8's worst loop.

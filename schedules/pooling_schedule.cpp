@@ -18,9 +18,9 @@
 //            scratch (0.88x the time on ResNet's 112x112 planes on Zen 5).
 //            Unpadded kernels (generator param padded=false, which the runtime calls where every
 //            window lies inside the input and they are the faster: unpadded_kernel_pays in
-//            pool_limits.h, e.g. VGG's 2x2/2, 3-D 2x2x2/2, AlexNet's 3x3/2 on 55x55) read the
-//            input in place, converting at each tap (MaxPool of f32, bf16 and f64 compares values
-//            there, not keys): no copy (0.6x the time on Zen 5).
+//            pool_limits.h, e.g. 2x2/2 on rows of a vector or more, 3-D 2x2x2/2, AlexNet's 3x3/2
+//            on 55x55) read the input in place, converting at each tap (MaxPool of f32, bf16 and
+//            f64 compares values there, not keys): no copy (0.6x the time on Zen 5).
 //   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
 //   windows with stride_x 2 (3-D), undilated (kernels that step two rows: each also with
 //   stride_y 1 or 2), with constant tap loops over dense or

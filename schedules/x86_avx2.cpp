@@ -5,7 +5,7 @@
 namespace poolconv::schedules {
 
 TargetParams x86_avx2_params() {
-    return TargetParams{"x86-avx2", /*vector_bytes=*/kAvx2VectorBytes, /*vector_registers=*/16,
+    return TargetParams{"x86-avx2", /*vector_bytes=*/kAvx2Simd.vector_bytes, /*vector_registers=*/16,
                         // 8 accumulators (FMA latency 4 cycles on 2 ports needs >= 8); 3 x 4
                         // (12) spills with the 3x3 taps unrolled.
                         /*conv_tile=*/{2, 4, 1},

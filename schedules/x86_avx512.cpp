@@ -6,7 +6,7 @@
 namespace poolconv::schedules {
 
 TargetParams x86_avx512_params() {
-    return TargetParams{"x86-avx512", /*vector_bytes=*/kAvx512VectorBytes, /*vector_registers=*/32,
+    return TargetParams{"x86-avx512", /*vector_bytes=*/kAvx512Simd.vector_bytes, /*vector_registers=*/32,
                         // 16 accumulators, two vectors by 8 channels: two input vectors and 8
                         // weights (broadcast by the FMAs from memory) per 16 FMAs. On an Intel Xeon
                         // (Emerald Rapids) 1 x 16 x 1 took 1.37x the time on C6 and 1.2-1.3x on C8

@@ -6,7 +6,7 @@ namespace poolconv::schedules {
 // Baseline x86-64 (SSE2 only): the fallback every x86-64 CPU runs. 16 xmm registers of 16 bytes;
 // f16 conversions are emulated in integer code.
 TargetParams x86_baseline_params() {
-    return TargetParams{"x86-baseline", /*vector_bytes=*/kSse2VectorBytes, /*vector_registers=*/16,
+    return TargetParams{"x86-baseline", /*vector_bytes=*/kSse2Simd.vector_bytes, /*vector_registers=*/16,
                         // The AVX2 tiles (the same 16 registers), at half the width.
                         /*conv_tile=*/{2, 4, 1},
                         /*row_pair_tile=*/{1, 4, 2},

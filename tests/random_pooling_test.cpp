@@ -723,9 +723,10 @@ std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const Av
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
 // (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
 // unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
-// NEON 4), the window is 2x2 or 3x3 at stride 1 (2x2 for MaxPool only), or the data is f16 with
-// overlapping windows (f16 on the baseline never); on the GPU paths for disjoint windows only. A
-// padded call runs the padded kernel.
+// NEON 4), the window is 2-D, undilated, 3x3 at stride 1 or (MaxPool's) 2x2 at stride 1 (8-bit
+// MaxPool excepted), or the data is f16 with MaxPool's overlapping windows (f16 on the baseline,
+// which emulates its conversion, never); on the GPU paths for disjoint windows only. A padded call
+// runs the padded kernel.
 TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     const Isa isa = active_isa();
     const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
@@ -736,6 +737,8 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         DType dtype;
         int64_t kernel, stride, out_w;
         bool unpadded_on_cpu, unpadded_on_gpu;
+        int64_t dilation = 1;
+        bool three_d = false;  // a cubic window over (D, H, W)
     };
     const Case cases[] = {
         {"2x2/2, 17 wide", false, DType::f32, 2, 2, 17, true, true},
@@ -745,6 +748,12 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"2x2/1, 17 wide", false, DType::f32, 2, 1, 17, false, false},
         {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, f32_lanes <= 7, true},
         {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, f32_lanes <= 8, true},
+        {"2x2/2, 15 wide", false, DType::f32, 2, 2, 15, f32_lanes <= 15, true},
+        {"2x2/2, 16 wide", false, DType::f32, 2, 2, 16, true, true},
+        {"3x3/1 dilated 2, 17 wide", false, DType::f32, 3, 1, 17, true, false, 2},
+        {"3x3x3/1, 17 wide", false, DType::f32, 3, 1, 17, true, false, 1, true},
+        {"bf16 3x3/1, 17 wide", false, DType::bf16, 3, 1, 17, false, false},
+        {"bf16 3x3/2, 17 wide", false, DType::bf16, 3, 2, 17, true, false},
         {"AvgPool 2x2/1, 17 wide", true, DType::f32, 2, 1, 17, true, false},
         {"AvgPool 3x3/1, 17 wide", true, DType::f32, 3, 1, 17, false, false},
         {"AvgPool 3x3/2, 17 wide", true, DType::f32, 3, 2, 17, true, false},
@@ -754,21 +763,29 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"u8 3x3/1, 64 wide", false, DType::u8, 3, 1, 64, true, false},
         {"f16 2x2/2, 17 wide", false, DType::f16, 2, 2, 17, isa != Isa::baseline, true},
         {"f16 3x3/2, 17 wide", false, DType::f16, 3, 2, 17, false, false},
-        {"AvgPool f16 3x3/2, 17 wide", true, DType::f16, 3, 2, 17, false, false},
+        {"AvgPool f16 3x3/2, 17 wide", true, DType::f16, 3, 2, 17, isa != Isa::baseline, false},
+        {"AvgPool f16 3x3/1, 17 wide", true, DType::f16, 3, 1, 17, false, false},
     };
     for (const Case &c : cases) {
         // The GPU paths build f32 kernels of every kind, the other types not always (a call
         // then runs on the CPU: generators/variants.cmake).
         if (gpu && c.dtype != DType::f32) continue;
-        const Shape in_shape = {1, 2, 3 * c.stride + c.kernel, (c.out_w - 1) * c.stride + c.kernel};
-        const Shape out_shape = {1, 2, 4, c.out_w};
+        const int64_t reach = (c.kernel - 1) * c.dilation + 1;  // input elements a window spans
+        Shape in_shape = {1, 2, 3 * c.stride + reach, (c.out_w - 1) * c.stride + reach};
+        Shape out_shape = {1, 2, 4, c.out_w};
+        if (c.three_d) {
+            in_shape.insert(in_shape.begin() + 2, 2 * c.stride + reach);
+            out_shape.insert(out_shape.begin() + 2, 3);
+        }
         Tensor input = Tensor::dense(c.dtype, in_shape), output = Tensor::dense(c.dtype, out_shape);
         const std::string base = std::string(c.avg ? "avg_pool_" : "max_pool_") + dtype_name(c.dtype);
         const bool unpadded = gpu ? c.unpadded_on_gpu : c.unpadded_on_cpu;
         const std::string expected = unpadded ? base + "_unpadded" : base;
+        const std::size_t spatial = c.three_d ? 3 : 2;
         PoolAttributes pa;
-        pa.kernel = {c.kernel, c.kernel};
-        pa.strides = {c.stride, c.stride};
+        pa.kernel.assign(spatial, c.kernel);
+        pa.strides.assign(spatial, c.stride);
+        pa.dilations.assign(spatial, c.dilation);
         ASSERT_EQ(infer_pool_shape(in_shape, pa).output_shape, out_shape) << c.what;
         if (c.avg) {
             AvgPoolAttributes a;
@@ -794,20 +811,24 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
 // A call the rule sends to the padded kernel (its rows narrower than a vector) whose padded plane
 // would pass the scratch limit runs the unpadded kernel instead of refusing: 2x2 windows at strides
 // (2, 1024) over 8192 rows of 1026 columns, two outputs per row, where the padded plane (every row
-// computed 64 outputs past its end: 65538 columns of 4 bytes, 8194 rows) would need 2^31 + 589840
+// computed 63 outputs past its end, 65 windows: 65538 columns of 4 bytes, 8194 rows) would need 2^31 + 589840
 // bytes. CPU paths (the GPU paths take the unpadded kernel for these disjoint windows anyway).
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     const Isa isa = active_isa();
     if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
     const Shape in_shape = {1, 1, 8192, 1026}, out_shape = {1, 1, 4096, 2};
     MaxPoolAttributes ma;
-    ma.kernel = {2, 2};
-    ma.strides = {2, 1024};
+    ma.kernel = Shape{2, 2};
+    ma.strides = Shape{2, 1024};
     AvgPoolAttributes aa;
     static_cast<PoolAttributes &>(aa) = static_cast<const PoolAttributes &>(ma);
     Rng rng(6106);
-    Tensor input = Tensor::dense(DType::f32, in_shape);
-    test::fill_random(input, rng, test::FillOptions{});
+    Tensor input = Tensor::dense(DType::f32, in_shape);  // zeros; random where the windows read
+    for (int64_t row = 0; row < in_shape[2]; row++) {
+        for (const int64_t col : {0, 1, 1024, 1025}) {
+            input.set(row * in_shape[3] + col, test::random_value(DType::f32, rng, test::FillOptions{}));
+        }
+    }
     Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
     EXPECT_EQ(max_pool_kernel_picked(input, got, ma), "max_pool_f32_unpadded");
     ASSERT_NO_THROW(max_pool(input.view(), got.view(), ma));
