@@ -4,8 +4,9 @@
 // small enough to allocate, MaxPool (with and without indices), AvgPool and Convolution must run
 // on it without an error. The one exception is the padded pooling kernels' scratch limit, for
 // windows reaching so far past the input that the padded plane they read exceeds 2 GiB (checked
-// here independently from the geometry); where every window lies inside the input, the runtime may
-// instead take a kernel that reads the input in place, with no scratch, and run.
+// here independently from the geometry), and there only for calls that need the padded kernels:
+// where every window lies inside the input, calls without indices run a kernel that reads the
+// input in place, with no scratch (runtime/pooling.cpp, pool_kernel).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -144,11 +145,13 @@ void pooling(FuzzedDataProvider &in) {
     static_cast<PoolAttributes &>(avg_a) = a;
     avg_a.pad_mode = fuzz::pick_enum(in, AvgPadMode::include_pad_openvino);
     const std::string what = "pooling, input " + shape_to_string(input) + ", " + test::describe(a);
-    must_run([&] { max_pool(x.view(), y.view(), max_a); }, "max_pool " + what, scratch);
+    // Values-only calls whose windows all lie inside the input never meet the limit.
+    const bool values_scratch = scratch && !windows_inside(input, g, a);
+    must_run([&] { max_pool(x.view(), y.view(), max_a); }, "max_pool " + what, values_scratch);
     const TensorView iv = indices.view();
     must_run([&] { max_pool(x.view(), y.view(), max_a, &iv); }, "max_pool with indices " + what, scratch);
-    if (dtype == DType::f32) must_run([&] { avg_pool(x.view(), y.view(), avg_a); }, "avg_pool " + what, scratch);
-    if (scratch && !windows_inside(input, g, a)) {
+    if (dtype == DType::f32) must_run([&] { avg_pool(x.view(), y.view(), avg_a); }, "avg_pool " + what, values_scratch);
+    if (values_scratch) {
         // Refused whatever the type: a plane of 1-byte elements is already beyond the limit.
         bool refused = false;
         try {
