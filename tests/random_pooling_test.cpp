@@ -58,7 +58,7 @@ Geometry random_geometry(Rng &rng, int rank) {
     const int spatial = rank - 2;
     for (;;) {
         Geometry g;
-        g.input_shape = {uniform(rng, 1, 3), uniform(rng, 1, 5)};
+        g.input_shape = Shape{uniform(rng, 1, 3), uniform(rng, 1, 5)};
         // Mostly 1..13 per spatial dim (3D: 1..7); sometimes a wide innermost dim so full vectors
         // (up to 64 lanes for i8 on AVX-512) and the unrolled kernel_x/stride_x specializations run.
         const bool wide = spatial < 3 && chance(rng, 0.2);
@@ -255,7 +255,7 @@ TEST_P(RandomPooling, AvgPool) {
 Geometry random_global_geometry(Rng &rng, int rank) {
     const int spatial = rank - 2;
     Geometry g;
-    g.input_shape = {uniform(rng, 1, 3), chance(rng, 0.1) ? uniform(rng, 1, 2100) : uniform(rng, 1, 12)};
+    g.input_shape = Shape{uniform(rng, 1, 3), chance(rng, 0.1) ? uniform(rng, 1, 2100) : uniform(rng, 1, 12)};
     const bool seven_by_seven = chance(rng, 0.25);
     for (int i = 0; i < spatial; i++) {
         if (seven_by_seven) {
@@ -489,9 +489,9 @@ TEST_P(RandomPooling, MaxPoolLowestValueAndPaddingOnlyWindows) {
         Tensor input = Tensor::dense(dtype, {2, 1, 3});
         input.set_values({low, low, 1, /**/ 1, low, low});
         MaxPoolAttributes a;
-        a.kernel = {2};
-        a.pads_begin = {3};
-        a.pads_end = {3};
+        a.kernel = Shape{2};
+        a.pads_begin = Shape{3};
+        a.pads_end = Shape{3};
         a.axis = 0;
         // Windows start at -3..3: [-3,-2] [-2,-1] [-1,0] [0,1] [1,2] [2,3] [3,4] [4,5]... out = (3+6-2)+1 = 8.
         Tensor got = Tensor::dense(dtype, {2, 1, 8}), expected = Tensor::dense(dtype, {2, 1, 8});
@@ -521,7 +521,7 @@ TEST_P(RandomPooling, MaxPoolNaNIndices) {
         Tensor input = Tensor::dense(dtype, {1, 1, 2, 3});
         input.set_values({5, nan, nan, nan, 7, nan});
         MaxPoolAttributes a;
-        a.kernel = {2, 2};
+        a.kernel = Shape{2, 2};
         // Windows: cols 0-1 {5, nan, nan, 7} -> nan at 1; cols 1-2 {nan, nan, 7, nan} -> nan at 1.
         Tensor got = Tensor::dense(dtype, {1, 1, 1, 2});
         Tensor idx = Tensor::dense(DType::i64, {1, 1, 1, 2});
@@ -548,8 +548,8 @@ TEST_P(RandomPooling, AvgPoolNaNAndInfinity) {
         Tensor input = Tensor::dense(dtype, {1, 1, 1, 8});
         input.set_values({1.0, nan, 2.0, 3.0, inf, 4.0, -inf, 5.0});
         AvgPoolAttributes a;
-        a.kernel = {1, 2};
-        a.dilations = {1, 2};
+        a.kernel = Shape{1, 2};
+        a.dilations = Shape{1, 2};
         // Windows (taps two apart): {1, 2} {nan, 3} {2, inf} {3, 4} {inf, -inf} {4, 5}
         Tensor got = Tensor::dense(dtype, {1, 1, 1, 6});
         ASSERT_NO_THROW(avg_pool(input.view(), got.view(), a));
@@ -574,11 +574,11 @@ TEST_P(RandomPooling, OneOutputAnyStride) {
         MaxPoolAttributes m;
         AvgPoolAttributes v;
         PoolAttributes &a = avg ? static_cast<PoolAttributes &>(v) : m;
-        a.kernel = {2, 1, 2};
-        a.strides = {4, 12713985, 4};
-        a.dilations = {3, 3, 3};
-        a.pads_begin = {3, 3, 3};
-        a.pads_end = {0, 3, 0};
+        a.kernel = Shape{2, 1, 2};
+        a.strides = Shape{4, 12713985, 4};
+        a.dilations = Shape{3, 3, 3};
+        a.pads_begin = Shape{3, 3, 3};
+        a.pads_end = Shape{0, 3, 0};
         const Shape out_shape = infer_pool_shape(input.shape(), a).output_shape;
         ASSERT_EQ(out_shape, (Shape{6, 1, 1, 1, 1}));
         Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
@@ -603,7 +603,7 @@ TEST_P(RandomPooling, MaxPoolSignedZeroTies) {
         Tensor input = Tensor::dense(dtype, {1, 1, 1, 8});
         input.set_values({-0.0, 0.0, -inf, -0.0, -0.5, 0.0, -0.0, 0.25});
         MaxPoolAttributes a;
-        a.kernel = {1, 2};
+        a.kernel = Shape{1, 2};
         // Windows: {-0, +0} {+0, -inf} {-inf, -0} {-0, -0.5} {-0.5, +0} {+0, -0} {-0, 0.25}
         Tensor got = Tensor::dense(dtype, {1, 1, 1, 7});
         Tensor idx = Tensor::dense(DType::i64, {1, 1, 1, 7});
@@ -854,8 +854,8 @@ TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
     // Windows: {-0, +0} {-inf, -0} {-0.5, -0} {nan, inf} {inf, nan} {-inf, -inf} {-0, 0.25}
     const std::vector<double> pattern = {-0.0, 0.0, -inf, -0.0, -0.5, -0.0, nan, inf, inf, nan, -inf, -inf, -0.0, 0.25};
     MaxPoolAttributes a;
-    a.kernel = {1, 2};
-    a.strides = {1, 2};
+    a.kernel = Shape{1, 2};
+    a.strides = Shape{1, 2};
     for (DType dtype : kFloatTypes) {
         const uint64_t quiet_nan = dtype == DType::f32    ? 0x7fc00000
                                    : dtype == DType::f64  ? 0x7ff8000000000000
