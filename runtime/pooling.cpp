@@ -136,8 +136,8 @@ void describe_path(const detail::CallPath &path, UnpaddedPoolCall &call) {
 std::string pool_kernel(const char *op, const TensorView &input, const PreparedPool &p, const std::string &base,
                         const detail::CallPath &path, bool avg, int compared_bytes) {
     const std::string unpadded = base + "_unpadded";
-    const std::string scratch_error = padded_plane_error(op, input, p, compared_bytes);
-    if (p.windows_inside && detail::kernel_available(unpadded, path)) {
+    const bool unpadded_possible = p.windows_inside && detail::kernel_available(unpadded, path);
+    if (unpadded_possible) {
         UnpaddedPoolCall call;
         call.avg = avg;
         call.f16 = input.dtype == DType::f16;
@@ -150,10 +150,12 @@ std::string pool_kernel(const char *op, const TensorView &input, const PreparedP
         }
         call.output_width = p.geometry.output_shape.back();
         describe_path(detail::kernel_path(base, path), call);
-        if (unpadded_kernel_pays(call) || !scratch_error.empty()) return unpadded;
+        if (unpadded_kernel_pays(call)) return unpadded;
     }
-    if (!scratch_error.empty()) throw Error(scratch_error);
-    return base;
+    const std::string scratch_error = padded_plane_error(op, input, p, compared_bytes);
+    if (scratch_error.empty()) return base;
+    if (unpadded_possible) return unpadded;
+    throw Error(scratch_error);
 }
 
 // Index coefficients (Halide axis order x, y, z, c, n) for OpenVINO's axis and ONNX's storage order.

@@ -629,11 +629,18 @@ int picked_max_pool_kernel(halide_buffer_t *, int32_t, int32_t, int32_t, int32_t
     return 0;
 }
 
-std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const MaxPoolAttributes &a) {
-    const ScopedKernelOverride any({nullptr, active_isa(), reinterpret_cast<void (*)()>(&picked_max_pool_kernel)});
+// The kernel `call` picks, run as `stand_in` (a do-nothing kernel of the same signature).
+template <typename Call>
+std::string kernel_picked(void (*stand_in)(), const Call &call) {
+    const ScopedKernelOverride any({nullptr, active_isa(), stand_in});
     ScopedKernelOverride::note_replaced("none");
-    max_pool(input.view(), output.view(), a);
+    call();
     return ScopedKernelOverride::last_replaced();
+}
+
+std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const MaxPoolAttributes &a) {
+    return kernel_picked(reinterpret_cast<void (*)()>(&picked_max_pool_kernel),
+                         [&] { max_pool(input.view(), output.view(), a); });
 }
 
 // Those kernels compute no window past the end of a row (its reads would leave the input): the
@@ -714,10 +721,8 @@ int picked_avg_pool_kernel(halide_buffer_t *, int32_t, int32_t, int32_t, int32_t
 }
 
 std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const AvgPoolAttributes &a) {
-    const ScopedKernelOverride any({nullptr, active_isa(), reinterpret_cast<void (*)()>(&picked_avg_pool_kernel)});
-    ScopedKernelOverride::note_replaced("none");
-    avg_pool(input.view(), output.view(), a);
-    return ScopedKernelOverride::last_replaced();
+    return kernel_picked(reinterpret_cast<void (*)()>(&picked_avg_pool_kernel),
+                         [&] { avg_pool(input.view(), output.view(), a); });
 }
 
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
