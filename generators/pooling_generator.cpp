@@ -89,6 +89,10 @@ public:
     GeneratorParam<bool> with_indices{"with_indices", false};
     // Width of the indices output elements: 32 or 64 (int32 / int64).
     GeneratorParam<int> index_bits{"index_bits", 64};
+    // Reduce each window's rows first, reading the input in place (values only, padded, f32,
+    // bf16 or f64): see generate_rows_first. The runtime picks this kernel where it pays
+    // (rows_first_kernel_pays, schedules/pool_limits.h).
+    GeneratorParam<bool> rows_first{"rows_first", false};
 
     // Index arithmetic: an argmax at input position (ix, iy, iz) of plane (c, n) is reported as
     //     ix * index_coef[0] + iy * index_coef[1] + iz * index_coef[2] + c * index_coef[3] + n * index_coef[4]
@@ -110,6 +114,7 @@ public:
 
     void generate() {
         if (global && with_indices) throw CompileError("max_pool: global pooling has no indices output");
+        if (rows_first) return generate_rows_first();
         const FixedLayer &layer_shape = fixed_layer();
         Expr coef[5];
         for (int i = 0; i < 5; i++) coef[i] = layer_shape.value("index_coef", i, index_coef[i]);
@@ -226,9 +231,110 @@ public:
         }
     }
 
+    // Rows first: for each output row, the window's rows (its y and z taps) are reduced column
+    // by column, reading the input in place (a row outside the input is padding), into a band of
+    // such rows inside a margin of padding; then each output reduces along x over its band row.
+    // Nothing is copied or encoded: values are compared as in the unpadded kernels (NaN tested at
+    // each tap, -0 made +0 at the end), with -infinity for padding, below every value but -inf
+    // itself, which it equals. So a window of padding only is found by geometry instead (the
+    // taps it counts, per axis, as AvgPool's divisor does), and takes the lowest finite value.
+    // On stride-2 windows this reads each input element where its windows need it, where the
+    // padded kernels copy and encode every element first (the runtime's rule, pool_limits.h,
+    // has the figures).
+    void generate_rows_first() {
+        const Type work = work_type(data_type());
+        if (with_indices || global || !padded || !work.is_float() || data_type() == Float(16)) {
+            throw CompileError("max_pool: rows_first is for padded values-only kernels of f32, bf16 or f64");
+        }
+        const MaxKeys keys(data_type(), false);
+        const Expr none = work.min();  // -infinity
+        auto nan_max = [&](const Expr &acc, const Expr &v) {
+            return select(is_nan(acc) || is_nan(v), keys.quiet_nan(), max(acc, v));
+        };
+        Expr end[kSpatialAxes];
+        for (int a = 0; a < kSpatialAxes; a++) end[a] = input_extent(a);
+
+        // ---- Algorithm ----
+        // Across the window's rows, at output row (y, z) and input column x: a row outside the
+        // input is padding (a test per row; the vector blends it into the load).
+        RDom row_taps({{0, window_kernel(1)}, {0, window_kernel(2)}}, "row_taps");
+        Func across_rows("max_across_rows");
+        Expr iy = tap(1, y, row_taps.x), iz = tap(2, z, row_taps.y);
+        Expr row_inside = iy >= 0 && iy < end[1] && iz >= 0 && iz < end[2];
+        Expr v = cast(work, input(x, clamp(iy, 0, end[1] - 1), clamp(iz, 0, end[2] - 1), c, n));
+        across_rows(x, y, z, c, n) = none;
+        across_rows(x, y, z, c, n) = nan_max(across_rows(x, y, z, c, n), select(row_inside, v, none));
+
+        // Those rows inside the margin the windows reach along x (padding), each position written
+        // once: the two margins, then the input's columns.
+        Func rows("window_rows");
+        const Expr first_x = min(0, -window_pad(0));
+        const Expr last_x = max(end[0], tap(0, output.dim(0).extent() - 1, window_kernel(0) - 1) + 1);
+        const std::array<RDom, 2> margins = {box_or_origin({first_x}, {Expr(0)}, "margin_x_before"),
+                                             box_or_origin({end[0]}, {last_x}, "margin_x_after")};
+        const RDom columns(0, end[0], "input_columns");
+        rows(x, y, z, c, n) = undef(work);
+        for (const RDom &m : margins) rows(m.x, y, z, c, n) = none;
+        rows(columns.x, y, z, c, n) = across_rows(columns.x, y, z, c, n);
+
+        const RDom taps_x = taps_along(0);
+        Func along_x("max_along_x");
+        along_x(x, y, z, c, n) = none;
+        along_x(x, y, z, c, n) = nan_max(along_x(x, y, z, c, n), rows(tap(0, x, taps_x), y, z, c, n));
+
+        // A window of padding only (no tap counted along some axis): the lowest finite value
+        // (OpenVINO). Never the case for undilated windows that start before the input's end and
+        // end after its start, along every axis: the schedule specializes on that.
+        Func counted[kSpatialAxes];
+        Expr windows_never_empty = Internal::const_true();
+        for (int a = 0; a < kSpatialAxes; a++) {
+            counted[a] = counted_taps(a, 0, end[a]);
+            windows_never_empty = windows_never_empty && window_dilation(a) == 1 && window_pad(a) < window_kernel(a) &&
+                                  tap(a, output.dim(a).extent() - 1, 0) < end[a];
+        }
+        // (An autoscheduler gets the plain test: Mullapudi2016 stops, on an internal error, at an
+        // output whose definition reads the output's own extents.)
+        Expr empty = counted[0](x) * counted[1](y) * counted[2](z) == 0;
+        if (!scheduled_elsewhere()) empty = !windows_never_empty && empty;
+        Expr value = keys.positive_zero(along_x(x, y, z, c, n));
+        output(x, y, z, c, n) = to_data_type(data_type(), select(empty, keys.lowest(), value));
+
+        // ---- Estimates (autoschedulers) ----
+        set_input_estimates();
+        for (int a = 0; a < 5; a++) index_coef.set_estimate(a, 1);
+        set_output_estimates(output);
+        fix_window_layer();
+        fixed_layer().estimate(index_coef, "index_coef");
+        fixed_layer().constrain(output, "output");
+
+        // ---- Schedule ----
+        require_dense_from_zero(input);
+        require_dense_from_zero(output);
+        if (scheduled_elsewhere()) return;
+        schedules::RowsFirstStages stages;
+        stages.output = output;
+        stages.across_rows = across_rows;
+        stages.row_taps = row_taps;
+        stages.rows = rows;
+        stages.margins = margins;
+        stages.columns = columns;
+        stages.along_x = along_x;
+        stages.taps_x = taps_x.x;
+        stages.axis_tables = {counted[0], counted[1], counted[2]};
+        stages.windows_never_empty = windows_never_empty;
+        stages.input_plane_elements = input_extent(0) * input_extent(1) * input_extent(2);
+        for (int a = 0; a < kSpatialAxes; a++) {
+            stages.kernel[a] = window_kernel(a);
+            stages.stride[a] = window_stride(a);
+            stages.dilation[a] = window_dilation(a);
+        }
+        schedules::schedule_rows_first_pooling(stages, target_params(), work);
+    }
+
     void schedule() {
         apply_checked_in_schedule(with_indices ? "max_pool_with_indices"
                                   : global     ? "max_pool_global"
+                                  : rows_first ? "max_pool_rows_first"
                                   : padded     ? "max_pool"
                                                : "max_pool_unpadded");
     }

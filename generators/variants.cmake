@@ -15,6 +15,7 @@ set(POOLCONV_ALGORITHMS
     "max_pool_unpadded max_pool padded=false"
     "max_pool_with_indices max_pool with_indices=true"
     "max_pool_global max_pool global=true"
+    "max_pool_rows_first max_pool rows_first=true"
     "avg_pool avg_pool"
     "avg_pool_unpadded avg_pool padded=false"
     "avg_pool_global avg_pool global=true"
@@ -35,6 +36,7 @@ set(POOLCONV_KERNELS
     "max_pool_{type}_indices_i32 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=32"
     "max_pool_{type}_indices_i64 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=64"
     "global_max_pool_{type} max_pool_global f32,f16,bf16,f64,i8,u8"
+    "max_pool_{type}_rows_first max_pool_rows_first f32"
     "avg_pool_{type} avg_pool f32,f16,bf16,f64"
     "avg_pool_{type}_unpadded avg_pool_unpadded f32,f16,bf16,f64"
     "global_avg_pool_{type} avg_pool_global f32,f16,bf16,f64"
@@ -55,6 +57,10 @@ set(POOLCONV_AVX512_ONLY_PLANS channel_vectors)
 # And one for GPUs only: the general plan without shared-memory staging, for windows too wide to
 # stage (schedules/conv_plan.h); CPUs read every window where it lies anyway.
 set(POOLCONV_GPU_ONLY_PLANS wide_window)
+
+# Algorithm variants built for the AVX2 and AVX-512 paths only: the rows-first MaxPool, measured
+# there (schedules/pool_limits.h, rows_first_kernel_pays); elsewhere the padded kernels serve.
+set(POOLCONV_X86_AVX_ONLY_ALGORITHMS max_pool_rows_first)
 
 # Authors of the checked-in autoscheduler results (schedules/autoscheduled/<author>/), which the
 # build also compiles as f32 kernels <kernel>_<author> on the avx2 path (the target they were

@@ -75,14 +75,17 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
     return p;
 }
 
-// The kernels copy each plane, encoded and padded, into a scratch buffer that spans the input and
-// every tap of the windows they compute (along x the whole last vector of a row:
+// The padded kernels copy each plane, encoded and padded, into a scratch buffer that spans the
+// input and every tap of the windows they compute (along x the whole last vector of a row:
 // kMaxPoolOvercompute more windows; along y up to kPooledRowsPerStep - 1 rows more), `element_bytes`
 // per element; Halide allocates at most 2^31 - 1 bytes. Only windows far larger than the input
 // (huge kernels, dilations or pads) come near that. Counted over the kernels' three axes, so a
 // 1-D call's row counts twice too: the kernels see it as one row of a y axis and step two rows.
-// Returns the error for a plane past that, empty where it fits; checked before any output is written.
-std::string padded_plane_error(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
+// The rows-first kernel's scratch (`band`) is as wide, but kRowsFirstBandRows rows of one plane.
+// Returns the error for a scratch past that, empty where it fits; checked before any output is
+// written.
+std::string padded_plane_error(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes,
+                               bool band = false) {
     const std::size_t spatial = input.shape.size() - 2;
     const KernelWindow &w = p.window;  // a size-1 window along the axes the tensor lacks
     int64_t bytes = element_bytes;
@@ -97,7 +100,8 @@ std::string padded_plane_error(const char *op, const TensorView &input, const Pr
                                             : ax == 1 ? kPooledRowsPerStep - 1
                                                       : 0);
         const int64_t last_tap = (computed - 1) * w.stride[ax] - w.pad_begin[ax] + (int64_t{w.kernel[ax]} - 1) * w.dilation[ax];
-        const int64_t extent = std::max(input_extent, last_tap + 1) - std::min<int64_t>(0, -w.pad_begin[ax]);
+        int64_t extent = std::max(input_extent, last_tap + 1) - std::min<int64_t>(0, -w.pad_begin[ax]);
+        if (band && ax > 0) extent = ax == 1 ? kRowsFirstBandRows : 1;
         if (!present && extent == 1) continue;
         too_large = too_large || __builtin_mul_overflow(bytes, extent, &bytes);
         extents += (extents.empty() ? "" : " x ") + std::to_string(extent);
@@ -109,9 +113,9 @@ std::string padded_plane_error(const char *op, const TensorView &input, const Pr
     return "";
 }
 
-// What the unpadded kernels' rule (unpadded_kernel_pays, schedules/pool_limits.h) knows of a path:
-// its SIMD, or nothing where the rule was not measured (the GPUs, an autoscheduler's kernels).
-void describe_path(const detail::CallPath &path, UnpaddedPoolCall &call) {
+// What the kernel rules (schedules/pool_limits.h) know of a path: its SIMD, or nothing where the
+// rules were not measured (the GPUs, an autoscheduler's kernels).
+void describe_path(const detail::CallPath &path, PoolKernelCall &call) {
     CpuSimd simd{0, false};
     switch (path.isa) {
     case Isa::avx512: simd = kAvx512Simd; break;
@@ -127,30 +131,35 @@ void describe_path(const detail::CallPath &path, UnpaddedPoolCall &call) {
     call.converts_f16 = simd.converts_f16;
 }
 
-// The kernel for a call: `base` (e.g. "max_pool_f32"), or its unpadded kernel, which reads the
-// input in place instead of a padded copy of each plane, where every window lies inside the input,
-// the path has that kernel, and it pays there (unpadded_kernel_pays) or the padded kernel's scratch
-// would pass its limit. Padded kernels copy each plane into a bounded scratch buffer of
-// `compared_bytes` per element (the type the kernels compare or sum): checked (padded_plane_error)
-// before any output is written.
+// The kernel for a call: `base` (e.g. "max_pool_f32"), or one that reads the input in place
+// instead of a padded copy of each plane, where the path has it and it pays there
+// (schedules/pool_limits.h): the unpadded kernel where every window lies inside the input
+// (unpadded_kernel_pays), else the rows-first kernel (values-only MaxPool, rows_first_kernel_pays).
+// The padded and rows-first kernels' scratch buffers, of `compared_bytes` per element (the type
+// the kernels compare or sum), are bounded: checked (padded_plane_error) before any output is
+// written; past the padded kernel's limit the unpadded kernel runs where it can.
 std::string pool_kernel(const char *op, const TensorView &input, const PreparedPool &p, const std::string &base,
                         const detail::CallPath &path, bool avg, int compared_bytes) {
+    PoolKernelCall call;
+    call.avg = avg;
+    call.f16 = input.dtype == DType::f16;
+    call.eight_bit = !avg && (input.dtype == DType::i8 || input.dtype == DType::u8);
+    call.compared_bytes = compared_bytes;
+    for (int a = 0; a < 3; a++) {
+        call.kernel[a] = p.window.kernel[a];
+        call.stride[a] = p.window.stride[a];
+        call.dilation[a] = p.window.dilation[a];
+    }
+    call.output_width = p.geometry.output_shape.back();
+    describe_path(detail::kernel_path(base, path), call);
+
     const std::string unpadded = base + "_unpadded";
     const bool unpadded_possible = p.windows_inside && detail::kernel_available(unpadded, path);
-    if (unpadded_possible) {
-        UnpaddedPoolCall call;
-        call.avg = avg;
-        call.f16 = input.dtype == DType::f16;
-        call.eight_bit = !avg && (input.dtype == DType::i8 || input.dtype == DType::u8);
-        call.compared_bytes = compared_bytes;
-        for (int a = 0; a < 3; a++) {
-            call.kernel[a] = p.window.kernel[a];
-            call.stride[a] = p.window.stride[a];
-            call.dilation[a] = p.window.dilation[a];
-        }
-        call.output_width = p.geometry.output_shape.back();
-        describe_path(detail::kernel_path(base, path), call);
-        if (unpadded_kernel_pays(call)) return unpadded;
+    if (unpadded_possible && unpadded_kernel_pays(call)) return unpadded;
+    const std::string rows_first = base + "_rows_first";
+    if (!avg && detail::kernel_available(rows_first, path) && rows_first_kernel_pays(call) &&
+        padded_plane_error(op, input, p, compared_bytes, true).empty()) {
+        return rows_first;
     }
     const std::string scratch_error = padded_plane_error(op, input, p, compared_bytes);
     if (scratch_error.empty()) return base;

@@ -16,11 +16,16 @@ constexpr int kMaxPoolOvercompute = 63;
 // row (into nothing kept), reading the input rows their windows would.
 constexpr int kPooledRowsPerStep = 2;
 
-// Where every window lies inside the input, the runtime may call the unpadded kernels
-// (generators/pool_window.h, padded=false), which read the input in place, converting each tap,
-// instead of copying each plane once into a padded scratch. What the rule below needs to know of a
-// call (window numbers in Halide axis order: 0 = x, 1 = y, 2 = z; 1 along the axes a call lacks):
-struct UnpaddedPoolCall {
+// The rows-first MaxPool kernels (generate_rows_first, generators/pooling_generator.cpp) reduce
+// the window rows of this many output rows per step, into a scratch band of as many rows.
+constexpr int kRowsFirstBandRows = 8;
+
+// Besides the padded kernels, which copy each plane once into a padded scratch, the runtime may
+// call kernels that read the input in place: where every window lies inside the input, the
+// unpadded kernels (generators/pool_window.h, padded=false), converting each tap; elsewhere, for
+// f32 MaxPool, the rows-first kernel. What the rules below need to know of a call (window numbers
+// in Halide axis order: 0 = x, 1 = y, 2 = z; 1 along the axes a call lacks):
+struct PoolKernelCall {
     bool avg = false;         // AvgPool (sums); else MaxPool, values only
     bool f16 = false;         // f16 data: each tap converted to f32 (MaxPool's then encoded as a key)
     bool eight_bit = false;   // i8 or u8 MaxPool: compares its own type, no conversion
@@ -53,7 +58,7 @@ struct UnpaddedPoolCall {
 //     kernels specialize 2x2 and 3x3 windows only, and their copy costs more than it saves.
 //   NEON follows the AVX2 figures (not measured); unequal strides along x and y (3x3 at (2, 1))
 //   were not measured either.
-inline bool unpadded_kernel_pays(const UnpaddedPoolCall &c) {
+inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
     int64_t taps = 1, strides = 1;
     for (int a = 0; a < 3; a++) {
         taps *= c.kernel[a];
@@ -70,6 +75,22 @@ inline bool unpadded_kernel_pays(const UnpaddedPoolCall &c) {
     if (stride_one_box && c.kernel[0] == 3) return false;
     if (stride_one_box && c.kernel[0] == 2) return c.avg;
     return true;
+}
+
+// Where the padded kernel would run otherwise, f32 MaxPool (values only) takes the rows-first
+// kernel (generate_rows_first in generators/pooling_generator.cpp; built for the AVX2 and AVX-512
+// paths), which reads the input in place where the padded kernel copies and encodes each plane
+// first. Measured on Zen 4 at 1 and 2 threads (docs/PERFORMANCE_HISTORY.md, "2026-11-29,
+// rows first", has the table; figures: its time over the padded kernel's, AVX-512 1 thread):
+// faster wherever the window is not 2 or 3 rows at stride 1 along y: 3x3/2 0.75-0.96 (ResNet's
+// stem 0.70-0.75), 5x5/2 0.64, 3x3/3 0.28, 3-D 3x3x3/2 0.71, 1-D 3/2 0.67, 5x5/1 0.51; 2x2/2 on rows
+// narrower than a vector 1.15-1.26 at 1 thread but 0.62-0.77 at 2 (AVX2: 0.77-0.89). Where the
+// window is 2 or 3 rows at stride 1, the padded kernel shares the x stages of two output rows:
+// 3x3/1 1.21-1.41, 2x2/1 1.38 (at 2 threads 0.83-1.34). An autoscheduler's kernels and the GPU
+// paths (vector_bytes 0) keep the padded kernel.
+inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
+    if (c.vector_bytes == 0 || c.avg || c.f16 || c.eight_bit) return false;
+    return !(c.stride[1] == 1 && (c.kernel[1] == 2 || c.kernel[1] == 3));
 }
 
 }  // namespace poolconv

@@ -28,6 +28,9 @@
 //   kernel (dense loads, tap loops); everything else takes the general path (gathers for
 //   runtime strides).
 //
+// Rows first (schedule_rows_first_pooling): MaxPool's kernels that reduce each window's rows
+// first, reading the input in place (no padded copy), then along x over a band of such rows.
+//
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), kept in
 // registers on 7x7 planes; each task sums at least 64K taps.
@@ -232,6 +235,95 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         rows.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && stride_y && undilated);
     }
     for (int st : {1, 2}) s.along[0].update().specialize(s.stride[0] == st);
+}
+
+// Rows first (MaxPool's rows_first kernels, RowsFirstStages):
+//   output:  for n, for c (parallel; a few small planes per task, as above) / for z / for bands
+//            of kRowsFirstBandRows output rows: [the band's rows] / for y in the band / for x in
+//            vectors of L lanes (the last guarded where masked stores are cheap, else shifted
+//            inwards), the x taps unrolled in threes over the band's row.
+//   rows:    per band, in a buffer allocated once per task: the two margins, then the input's
+//            columns in vectors of L, each vector the window's rows reduced in registers (y taps
+//            unrolled in threes, z taps outside); the last vector of a row loads only the
+//            columns inside it (masked loads) and is computed whole, so it needs no spill.
+//   A band, not a row at a time: a row's vectors, stored just before the x taps load them (at
+//   offsets across two stored vectors), waited on store forwarding; the band's first rows are
+//   long stored when read.
+//   Specialized: windows that are never padding only, 2x2 and 3x3 windows at strides 1 and 2 (x
+//   and y), 2x2x2 at 2, undilated.
+void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target, const Type &work_type) {
+    if (target.gpu) throw CompileError("the rows-first pooling plan is for CPUs only");
+    const int lanes = target.vector_bytes / work_type.bytes();
+    const std::vector<Var> args = s.output.args();
+    const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
+    Var xo("xo"), xi("xi"), co("co"), ci("ci"), yo("yo"), yi("yi");
+
+    // Tasks as the padded kernels size them, each plane's input counted twice (it is read in
+    // place, about once per window row).
+    const Expr plane_bytes = s.input_plane_elements * work_type.bytes();
+    const Expr planes = clamp(max(kPoolTaskBytes / (2 * plane_bytes), min(kPoolTaskBytes / plane_bytes, 2)), 1,
+                              kMaxPlanesPerTask);
+    auto output_loops = [&](Stage f, TailStrategy tail) {
+        f.split(x, xo, xi, lanes, tail).vectorize(xi);
+        f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
+        f.split(y, yo, yi, kRowsFirstBandRows, TailStrategy::GuardWithIf);
+        f.reorder(xi, xo, yi, yo, z, ci, co, n).parallel(co).parallel(n);
+    };
+    // As in the padded kernels: the last vector of a row is shifted inwards where masked stores
+    // are slow (rows of at least one vector), else guarded.
+    Stage specialized = s.output;
+    if (!target.masked_stores) {
+        specialized = s.output.specialize(s.output.output_buffer().dim(0).extent() >= lanes);
+        output_loops(specialized, TailStrategy::ShiftInwards);
+    }
+    output_loops(s.output, TailStrategy::GuardWithIf);
+    for (Func table : s.axis_tables) table.compute_root();
+
+    const Var rx = s.rows.args()[0];
+    s.rows.compute_at(s.output, yo).hoist_storage(s.output, co).align_storage(rx, lanes);
+    for (int m = 0; m < 2; m++) {
+        if (target.masked_stores) {
+            s.rows.update(m).vectorize(s.margins[m].x, lanes, TailStrategy::GuardWithIf);
+        } else {
+            s.rows.update(m).unscheduled();  // element by element (see the padded kernels' margins)
+        }
+    }
+    RVar column_vector("column_vector"), column_lane("column_lane");
+    s.rows.update(2).split(s.columns.x, column_vector, column_lane, lanes, TailStrategy::GuardWithIf).vectorize(column_lane);
+
+    const std::vector<Var> across = s.across_rows.args();
+    s.across_rows.compute_at(s.rows, column_vector);
+    for (int d = 1; d < 5; d++) s.across_rows.bound_extent(across[d], 1);
+    // One vector in registers; at a row's end its loads are masked (PredicateLoads), so the
+    // vector is whole and never passes through memory (a guarded one was stored with a mask and
+    // loaded whole: 20% of P3's samples waited on that store).
+    s.across_rows.bound_storage(across[0], lanes)
+        .store_in(MemoryType::Register)
+        .vectorize(across[0], lanes, TailStrategy::PredicateLoads);
+    s.across_rows.update()
+        .reorder(across[0], s.row_taps.x, s.row_taps.y)
+        .vectorize(across[0], lanes, TailStrategy::PredicateLoads)
+        .unroll(s.row_taps.x, 3, TailStrategy::GuardWithIf);
+
+    const std::vector<Var> along = s.along_x.args();
+    s.along_x.compute_at(s.output, xo);
+    for (int d = 1; d < 5; d++) s.along_x.bound_extent(along[d], 1);
+    s.along_x.bound_extent(along[0], lanes).vectorize(along[0]);
+    s.along_x.update().reorder(along[0], s.taps_x).vectorize(along[0]).unroll(s.taps_x, 3, TailStrategy::GuardWithIf);
+
+    const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
+    const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;
+    for (int k : {3, 2}) {
+        for (int stride_x : {2, 1}) {
+            for (int stride_y : {2, 1}) {
+                specialized.specialize(s.windows_never_empty && kx == k && ky == k && kz == 1 && s.stride[0] == stride_x &&
+                                       s.stride[1] == stride_y && undilated);
+            }
+        }
+    }
+    specialized.specialize(s.windows_never_empty && kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 &&
+                           s.stride[1] == 2 && undilated);
+    for (int stride_x : {1, 2}) s.along_x.update().specialize(s.stride[0] == stride_x);
 }
 
 void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type) {

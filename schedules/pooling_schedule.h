@@ -37,10 +37,34 @@ struct PoolingStages {
     Halide::Expr kernel[3], stride[3], dilation[3];
 };
 
+// The Funcs of MaxPool's rows-first pipeline (generate_rows_first in
+// generators/pooling_generator.cpp): across_rows reduces the window's rows (y and z taps,
+// row_taps) reading the input in place, at one input column; rows holds those per output row
+// inside a margin of padding (updates 0 and 1: the margins, update 2: `columns`, the input's
+// columns); along_x reduces along x over rows.
+struct RowsFirstStages {
+    Halide::Func output;  // (x, y, z, c, n), pure, reads along_x and the axis tables
+    Halide::Func across_rows;
+    Halide::RDom row_taps;  // (y taps, z taps)
+    Halide::Func rows;
+    std::array<Halide::RDom, 2> margins;
+    Halide::RDom columns;
+    Halide::Func along_x;
+    Halide::RVar taps_x;
+    std::vector<Halide::Func> axis_tables;  // taps counted per axis (windows of padding only)
+    // Where this holds the output needs no test for windows of padding only.
+    Halide::Expr windows_never_empty;
+    Halide::Expr input_plane_elements;  // the input's x * y * z extents
+    Halide::Expr kernel[3], stride[3], dilation[3];
+};
+
 // Schedules the stages for `target`. `work_type` is the type the window reduction accumulates in;
 // `accumulator_bytes` the widest per-lane state it keeps (4 for an int32 argmax position).
 void schedule_pooling(PoolingStages &stages, const TargetParams &target,
                       const Halide::Type &work_type, int accumulator_bytes);
+
+// For the rows-first pipeline: CPU targets only.
+void schedule_rows_first_pooling(RowsFirstStages &stages, const TargetParams &target, const Halide::Type &work_type);
 
 // For a window that covers whole rows (global pooling, output x extent 1): reduces along the taps
 // in vector lanes instead of along output x. The reduction must be an associative update (a sum).

@@ -725,13 +725,22 @@ std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const Av
                          [&] { avg_pool(input.view(), output.view(), a); });
 }
 
+// Whether f32 MaxPool (values only) takes the rows-first kernel where the padded kernel would run
+// otherwise (rows_first_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the
+// only ones it is built for), unless the window is 2 or 3 rows at stride 1 along y.
+bool rows_first_expected(bool avg, DType dtype, int64_t kernel_y, int64_t stride_y) {
+    const Isa isa = active_isa();
+    if (avg || dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512)) return false;
+    return !(stride_y == 1 && (kernel_y == 2 || kernel_y == 3));
+}
+
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
 // (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
 // unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
 // NEON 4), the window is 2-D, undilated, 3x3 at stride 1 or (MaxPool's) 2x2 at stride 1 (8-bit
 // MaxPool excepted), or the data is f16 with MaxPool's overlapping windows (f16 on the baseline,
-// which emulates its conversion, never); on the GPU paths for disjoint windows only. A padded call
-// runs the padded kernel.
+// which emulates its conversion, never); on the GPU paths for disjoint windows only. Elsewhere the
+// padded kernel, or the rows-first one where that pays (rows_first_expected).
 TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     const Isa isa = active_isa();
     const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
@@ -785,7 +794,9 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         Tensor input = Tensor::dense(c.dtype, in_shape), output = Tensor::dense(c.dtype, out_shape);
         const std::string base = std::string(c.avg ? "avg_pool_" : "max_pool_") + dtype_name(c.dtype);
         const bool unpadded = gpu ? c.unpadded_on_gpu : c.unpadded_on_cpu;
-        const std::string expected = unpadded ? base + "_unpadded" : base;
+        const std::string expected = unpadded                                                 ? base + "_unpadded"
+                                     : rows_first_expected(c.avg, c.dtype, c.kernel, c.stride) ? base + "_rows_first"
+                                                                                               : base;
         const std::size_t spatial = c.three_d ? 3 : 2;
         PoolAttributes pa;
         pa.kernel.assign(spatial, c.kernel);
@@ -802,7 +813,7 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
             EXPECT_EQ(max_pool_kernel_picked(input, output, a), expected) << c.what;
         }
     }
-    // Padding: the padded kernel.
+    // Padding: the padded kernel, or the rows-first one.
     Tensor input = Tensor::dense(DType::f32, {1, 2, 9, 35});
     MaxPoolAttributes a;
     a.kernel = Shape{3, 3};
@@ -810,7 +821,93 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     a.pads_begin = Shape{0, 1};
     a.pads_end = Shape{0, 1};
     Tensor padded_output = Tensor::dense(DType::f32, {1, 2, 4, 18});
-    EXPECT_EQ(max_pool_kernel_picked(input, padded_output, a), "max_pool_f32");
+    EXPECT_EQ(max_pool_kernel_picked(input, padded_output, a),
+              rows_first_expected(false, DType::f32, 3, 2) ? "max_pool_f32_rows_first" : "max_pool_f32");
+}
+
+// The rows-first kernels (f32 MaxPool, values only: generate_rows_first in
+// generators/pooling_generator.cpp) read the input in place, compare values with -infinity for
+// padding, and find windows of padding only by geometry. Padded calls they take: 2-D 3x3/2 and
+// 2x2/2 windows, 1-D, 3-D and a 5x5/1 window, with pads up to beyond the window (windows of padding
+// only), ceil rounding, every output width around 8 and 16 lanes, over data of NaNs (negative
+// ones), +-inf, signed zeros, the type's lowest value and ties. Each call must pick the kernel the
+// rule says and match the reference exactly, with +0 for a zero maximum and the canonical NaN.
+TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
+    Rng rng(6206);
+    test::FailureBudget budget;
+    const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
+    const double low = reference::lowest_finite(DType::f32);
+    const double specials[] = {nan, inf, -inf, -0.0, 0.0, low, 1.5, -2.0};
+    struct Window {
+        int spatial;
+        int64_t kernel, stride, pad_begin, pad_end;
+        bool ceil;
+    };
+    const Window windows[] = {{2, 3, 2, 1, 1, false}, {2, 2, 2, 0, 1, true}, {2, 3, 2, 4, 4, false},
+                              {1, 3, 2, 1, 1, false}, {3, 2, 2, 1, 0, false}, {2, 5, 1, 2, 2, false},
+                              {2, 3, 3, 2, 0, true}};
+    for (const Window &w : windows) {
+        for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34}) {
+            Shape in_shape = {2, 3};
+            PoolAttributes pa;
+            for (int i = 0; i < w.spatial; i++) {
+                in_shape.push_back(i == w.spatial - 1 ? in_w : 5 + i);
+                pa.kernel.push_back(w.kernel);
+                pa.strides.push_back(w.stride);
+                pa.pads_begin.push_back(w.pad_begin);
+                pa.pads_end.push_back(w.pad_end);
+            }
+            if (w.ceil) pa.rounding = Rounding::ceil;
+            PoolGeometry geometry;
+            try {
+                geometry = infer_pool_shape(in_shape, pa);
+            } catch (const Error &) {
+                continue;  // no output along some axis
+            }
+            const Shape out_shape = geometry.output_shape;
+            bool reaches_padding = false;  // else the unpadded kernel's rule decides
+            for (int i = 0; i < w.spatial; i++) {
+                const int64_t pb = geometry.pads_begin[static_cast<std::size_t>(i)];
+                const int64_t last_tap = (out_shape[static_cast<std::size_t>(i) + 2] - 1) * w.stride + w.kernel - 1 - pb;
+                reaches_padding = reaches_padding || pb > 0 || last_tap >= in_shape[static_cast<std::size_t>(i) + 2];
+            }
+            MaxPoolAttributes a;
+            static_cast<PoolAttributes &>(a) = pa;
+            Tensor input = Tensor::dense(DType::f32, in_shape);
+            std::vector<double> values(static_cast<std::size_t>(input.element_count()));
+            for (double &v : values) v = chance(rng, 0.3) ? specials[uniform(rng, 0, 7)] : uniform(rng, -3, 3);
+            input.set_values(values);
+            Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
+            reference::max_pool(input.view(), expected.view(), a);
+            const Geometry g{in_shape, pa, out_shape};
+            const std::string where = context(0, "max_pool", DType::f32, g, test::describe(a));
+            const int64_t kernel_y = w.spatial >= 2 ? w.kernel : 1, stride_y = w.spatial >= 2 ? w.stride : 1;
+            const bool rows_first = rows_first_expected(false, DType::f32, kernel_y, stride_y);
+            const std::string picked = max_pool_kernel_picked(input, got, a);
+            if (reaches_padding) {
+                budget.check(::testing::AssertionResult(rows_first == (picked == "max_pool_f32_rows_first"))
+                                 << "picked " << picked,
+                             where);
+            }
+            try {
+                max_pool(input.view(), got.view(), a);
+            } catch (const Error &e) {
+                budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+                continue;
+            }
+            budget.check(test::tensors_match(got, expected), where);
+            const float *out = static_cast<const float *>(got.view().data);
+            for (int64_t i = 0; i < got.element_count(); i++) {
+                uint32_t bits;
+                std::memcpy(&bits, &out[i], 4);
+                if (std::isnan(out[i])) {
+                    budget.check(::testing::AssertionResult(bits == 0x7fc00000u) << "NaN bits " << bits << " at " << i, where);
+                } else if (out[i] == 0) {
+                    budget.check(::testing::AssertionResult(!std::signbit(out[i])) << "-0 at " << i, where);
+                }
+            }
+        }
+    }
 }
 
 // A call the rule sends to the padded kernel (its rows narrower than a vector) whose padded plane
@@ -818,6 +915,8 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
 // (2, 1024) over 8192 rows of 1026 columns, two outputs per row, where the padded plane (every row
 // computed 63 outputs past its end, 65 windows: 65538 columns of 4 bytes, 8194 rows) would need 2^31 + 589840
 // bytes. CPU paths (the GPU paths take the unpadded kernel for these disjoint windows anyway).
+// MaxPool on the AVX paths takes the rows-first kernel instead: its scratch, 8 rows of that
+// width, fits.
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     const Isa isa = active_isa();
     if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
@@ -835,7 +934,8 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
         }
     }
     Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
-    EXPECT_EQ(max_pool_kernel_picked(input, got, ma), "max_pool_f32_unpadded");
+    EXPECT_EQ(max_pool_kernel_picked(input, got, ma),
+              rows_first_expected(false, DType::f32, 2, 2) ? "max_pool_f32_rows_first" : "max_pool_f32_unpadded");
     ASSERT_NO_THROW(max_pool(input.view(), got.view(), ma));
     reference::max_pool(input.view(), expected.view(), ma);
     EXPECT_TRUE(test::tensors_match(got, expected));
