@@ -206,15 +206,24 @@ protected:
         s.padded = this->padded;
         s.input_elements = input_elements;
         s.padding_margins = padding_margins;
-        s.input_plane_elements = input_extent(0) * input_extent(1) * input_extent(2);
+        describe_window(s);
         for (int a = 0; a < kSpatialAxes; a++) {
             s.along[a] = along[a];
             s.taps[a] = taps[a].x;
+        }
+        return s;
+    }
+
+    // The window numbers a schedule plan specializes on, and the input plane's size, into either
+    // plan's stages (schedules::PoolingStages, schedules::RowsFirstStages).
+    template<typename Stages>
+    void describe_window(Stages &s) {
+        s.input_plane_elements = input_extent(0) * input_extent(1) * input_extent(2);
+        for (int a = 0; a < kSpatialAxes; a++) {
             s.kernel[a] = window_kernel(a);
             s.stride[a] = window_stride(a);
             s.dilation[a] = window_dilation(a);
         }
-        return s;
     }
 
     // Dense NCDHW: x is the unit-stride axis, and every tensor starts at coordinate 0.

@@ -322,12 +322,7 @@ public:
         stages.taps_x = taps_x.x;
         stages.axis_tables = {counted[0], counted[1], counted[2]};
         stages.windows_never_empty = windows_never_empty;
-        stages.input_plane_elements = input_extent(0) * input_extent(1) * input_extent(2);
-        for (int a = 0; a < kSpatialAxes; a++) {
-            stages.kernel[a] = window_kernel(a);
-            stages.stride[a] = window_stride(a);
-            stages.dilation[a] = window_dilation(a);
-        }
+        describe_window(stages);
         schedules::schedule_rows_first_pooling(stages, target_params(), work);
     }
 

@@ -2,6 +2,7 @@
 #include "poolconv/pooling.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -75,23 +76,22 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
     return p;
 }
 
-// The padded kernels copy each plane, encoded and padded, into a scratch buffer that spans the
-// input and every tap of the windows they compute (along x the whole last vector of a row:
-// kMaxPoolOvercompute more windows; along y up to kPooledRowsPerStep - 1 rows more), `element_bytes`
-// per element; Halide allocates at most 2^31 - 1 bytes. Only windows far larger than the input
-// (huge kernels, dilations or pads) come near that. Counted over the kernels' three axes, so a
-// 1-D call's row counts twice too: the kernels see it as one row of a y axis and step two rows.
-// The rows-first kernel's scratch (`band`) is as wide, but kRowsFirstBandRows rows of one plane.
-// Returns the error for a scratch past that, empty where it fits; checked before any output is
-// written.
-std::string padded_plane_error(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes,
-                               bool band = false) {
+// The scratch buffer a kernel allocates: the padded kernels copy each plane, encoded and padded,
+// into one that spans the input and every tap of the windows they compute (along x the whole last
+// vector of a row: kMaxPoolOvercompute more windows; along y up to kPooledRowsPerStep - 1 rows
+// more); the rows-first kernels' band is as wide, kRowsFirstBandRows rows of one plane. Halide
+// allocates at most 2^31 - 1 bytes; only windows far larger than the input (huge kernels,
+// dilations or pads) come near that.
+enum class Scratch { padded_plane, rows_first_band };
+
+// That buffer's extents in elements (z, y, x: the order the tensor lists them; 1 along the axes the
+// kernels add to the tensor's). Counted over the kernels' three axes, so a 1-D call's row counts
+// twice in the padded plane too: the kernels see it as one row of a y axis and step two rows.
+std::array<int64_t, 3> scratch_extents(const TensorView &input, const PreparedPool &p, Scratch scratch) {
     const std::size_t spatial = input.shape.size() - 2;
     const KernelWindow &w = p.window;  // a size-1 window along the axes the tensor lacks
-    int64_t bytes = element_bytes;
-    bool too_large = false;
-    std::string extents;
-    for (std::size_t ax = 3; ax-- > 0;) {  // z, y, x: the order the tensor lists them
+    std::array<int64_t, 3> extents{};
+    for (std::size_t ax = 0; ax < 3; ax++) {
         const bool present = ax < spatial;
         const std::size_t i = detail::attribute_index(spatial, ax);
         const int64_t outputs = present ? p.geometry.output_shape[i + 2] : 1;
@@ -101,16 +101,34 @@ std::string padded_plane_error(const char *op, const TensorView &input, const Pr
                                                       : 0);
         const int64_t last_tap = (computed - 1) * w.stride[ax] - w.pad_begin[ax] + (int64_t{w.kernel[ax]} - 1) * w.dilation[ax];
         int64_t extent = std::max(input_extent, last_tap + 1) - std::min<int64_t>(0, -w.pad_begin[ax]);
-        if (band && ax > 0) extent = ax == 1 ? kRowsFirstBandRows : 1;
-        if (!present && extent == 1) continue;
-        too_large = too_large || __builtin_mul_overflow(bytes, extent, &bytes);
-        extents += (extents.empty() ? "" : " x ") + std::to_string(extent);
+        if (scratch == Scratch::rows_first_band && ax > 0) extent = ax == 1 ? kRowsFirstBandRows : 1;
+        extents[2 - ax] = extent;
     }
-    if (too_large || bytes > std::numeric_limits<int32_t>::max()) {
-        return std::string(op) + ": the windows span a padded plane of " + extents + " elements of " +
-               std::to_string(element_bytes) + " bytes, beyond the kernels' scratch limit of 2^31 - 1 bytes";
+    return extents;
+}
+
+// Whether `extents` elements of `element_bytes` stay within Halide's 2^31 - 1 bytes.
+bool scratch_fits(const std::array<int64_t, 3> &extents, int element_bytes) {
+    int64_t bytes = element_bytes;
+    for (int64_t e : extents) {
+        if (__builtin_mul_overflow(bytes, e, &bytes)) return false;
     }
-    return "";
+    return bytes <= std::numeric_limits<int32_t>::max();
+}
+
+// The error for a call whose padded plane would pass that limit, empty where it fits; checked
+// before any output is written.
+std::string padded_plane_error(const char *op, const TensorView &input, const PreparedPool &p, int element_bytes) {
+    const std::array<int64_t, 3> extents = scratch_extents(input, p, Scratch::padded_plane);
+    if (scratch_fits(extents, element_bytes)) return "";
+    const std::size_t spatial = input.shape.size() - 2;
+    std::string listed;
+    for (std::size_t k = 0; k < 3; k++) {
+        if (k < 3 - spatial && extents[k] == 1) continue;  // an axis the tensor lacks
+        listed += (listed.empty() ? "" : " x ") + std::to_string(extents[k]);
+    }
+    return std::string(op) + ": the windows span a padded plane of " + listed + " elements of " +
+           std::to_string(element_bytes) + " bytes, beyond the kernels' scratch limit of 2^31 - 1 bytes";
 }
 
 // What the kernel rules (schedules/pool_limits.h) know of a path: its SIMD, or nothing where the
@@ -157,8 +175,8 @@ std::string pool_kernel(const char *op, const TensorView &input, const PreparedP
     const bool unpadded_possible = p.windows_inside && detail::kernel_available(unpadded, path);
     if (unpadded_possible && unpadded_kernel_pays(call)) return unpadded;
     const std::string rows_first = base + "_rows_first";
-    if (!avg && detail::kernel_available(rows_first, path) && rows_first_kernel_pays(call) &&
-        padded_plane_error(op, input, p, compared_bytes, true).empty()) {
+    if (rows_first_kernel_pays(call) && detail::kernel_available(rows_first, path) &&
+        scratch_fits(scratch_extents(input, p, Scratch::rows_first_band), compared_bytes)) {
         return rows_first;
     }
     const std::string scratch_error = padded_plane_error(op, input, p, compared_bytes);

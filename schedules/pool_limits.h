@@ -81,13 +81,17 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
 // kernel (generate_rows_first in generators/pooling_generator.cpp; built for the AVX2 and AVX-512
 // paths), which reads the input in place where the padded kernel copies and encodes each plane
 // first. Measured on Zen 4 at 1 and 2 threads (docs/PERFORMANCE_HISTORY.md, "2026-11-29,
-// rows first", has the table; figures: its time over the padded kernel's, AVX-512 1 thread):
-// faster wherever the window is not 2 or 3 rows at stride 1 along y: 3x3/2 0.75-0.96 (ResNet's
-// stem 0.70-0.75), 5x5/2 0.64, 3x3/3 0.28, 3-D 3x3x3/2 0.71, 1-D 3/2 0.67, 5x5/1 0.51; 2x2/2 on rows
-// narrower than a vector 1.15-1.26 at 1 thread but 0.62-0.77 at 2 (AVX2: 0.77-0.89). Where the
-// window is 2 or 3 rows at stride 1, the padded kernel shares the x stages of two output rows:
-// 3x3/1 1.21-1.41, 2x2/1 1.38 (at 2 threads 0.83-1.34). An autoscheduler's kernels and the GPU
-// paths (vector_bytes 0) keep the padded kernel.
+// dd090da", has the table; figures: its time over the padded kernel's, AVX-512, fastest / median):
+//   - Taken: 3x3/2 0.70-0.97 at 1 thread (ResNet's stem 0.70-0.75), 0.45-0.89 at 2; 5x5/2 0.60-0.65,
+//     3x3/3 0.27-0.29, 3-D 3x3x3/2 0.65-0.74, 1-D 3/2 0.67-0.70, 5x5/1 0.50-0.53, 2x2 at strides
+//     (2, 1) 0.51-0.73; AVX2 0.51-0.89 on all of these. Also 2x2/2, though at 1 thread on rows
+//     narrower than a vector 1.15-1.26 (and over 55x55 planes 0.83 / 1.14): at 2 threads 0.62-0.77,
+//     on AVX2 0.77-0.89.
+//   - Not taken: windows of 2 or 3 rows at stride 1 along y, where the padded kernel shares the x
+//     stages of two output rows: 3x3/1 1.16-1.41 and 2x2/1 1.38 at 1 thread (at 2 threads
+//     0.63-1.34, three of the four faster; AVX2 0.77-1.50).
+// Dilated windows were not measured (taken). An autoscheduler's kernels and the GPU paths
+// (vector_bytes 0) keep the padded kernel.
 inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
     if (c.vector_bytes == 0 || c.avg || c.f16 || c.eight_bit) return false;
     return !(c.stride[1] == 1 && (c.kernel[1] == 2 || c.kernel[1] == 3));

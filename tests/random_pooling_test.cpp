@@ -645,8 +645,8 @@ std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const Ma
 
 // Those kernels compute no window past the end of a row (its reads would leave the input): the
 // last vector of a row is shifted inwards, and a row narrower than a vector is one guarded vector
-// (the runtime sends such rows to the padded kernels, and the windows where the unpadded kernels
-// do not pay: UnpaddedKernelWhereItPays below). So: every output width around 16, 32 and 64 lanes
+// (the runtime sends such rows to the padded or rows-first kernels, and the windows where the
+// unpadded kernels do not pay: UnpaddedKernelWhereItPays below). So: every output width around 16, 32 and 64 lanes
 // (AVX-512's 4-byte vectors, AVX2's and AVX-512's 1-byte ones), with and without an unused input
 // column at the end, 2-D and 3-D, the specialized windows and general ones, every type.
 TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
@@ -727,7 +727,8 @@ std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const Av
 
 // Whether f32 MaxPool (values only) takes the rows-first kernel where the padded kernel would run
 // otherwise (rows_first_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the
-// only ones it is built for), unless the window is 2 or 3 rows at stride 1 along y.
+// only ones it is built for), unless the window is 2 or 3 rows at stride 1 along y. (The runtime
+// sees stride 1 along an axis of one output: every call here has more.)
 bool rows_first_expected(bool avg, DType dtype, int64_t kernel_y, int64_t stride_y) {
     const Isa isa = active_isa();
     if (avg || dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512)) return false;
@@ -828,8 +829,8 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
 // The rows-first kernels (f32 MaxPool, values only: generate_rows_first in
 // generators/pooling_generator.cpp) read the input in place, compare values with -infinity for
 // padding, and find windows of padding only by geometry. Padded calls they take: 2-D 3x3/2 and
-// 2x2/2 windows, 1-D, 3-D and a 5x5/1 window, with pads up to beyond the window (windows of padding
-// only), ceil rounding, every output width around 8 and 16 lanes, over data of NaNs (negative
+// 2x2/2 windows, 1-D, 3-D, a 5x5/1 and dilated windows, with pads up to beyond the window (windows
+// of padding only), ceil rounding, every output width around 8 and 16 lanes, over data of NaNs (negative
 // ones), +-inf, signed zeros, the type's lowest value and ties. Each call must pick the kernel the
 // rule says and match the reference exactly, with +0 for a zero maximum and the canonical NaN.
 TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
@@ -842,10 +843,11 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
         int spatial;
         int64_t kernel, stride, pad_begin, pad_end;
         bool ceil;
+        int64_t dilation = 1;
     };
-    const Window windows[] = {{2, 3, 2, 1, 1, false}, {2, 2, 2, 0, 1, true}, {2, 3, 2, 4, 4, false},
-                              {1, 3, 2, 1, 1, false}, {3, 2, 2, 1, 0, false}, {2, 5, 1, 2, 2, false},
-                              {2, 3, 3, 2, 0, true}};
+    const Window windows[] = {{2, 3, 2, 1, 1, false}, {2, 2, 2, 0, 1, true},     {2, 3, 2, 4, 4, false},
+                              {1, 3, 2, 1, 1, false}, {3, 2, 2, 1, 0, false},    {2, 5, 1, 2, 2, false},
+                              {2, 3, 3, 2, 0, true},  {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3}};
     for (const Window &w : windows) {
         for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34}) {
             Shape in_shape = {2, 3};
@@ -856,6 +858,7 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
                 pa.strides.push_back(w.stride);
                 pa.pads_begin.push_back(w.pad_begin);
                 pa.pads_end.push_back(w.pad_end);
+                pa.dilations.push_back(w.dilation);
             }
             if (w.ceil) pa.rounding = Rounding::ceil;
             PoolGeometry geometry;
@@ -868,7 +871,8 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
             bool reaches_padding = false;  // else the unpadded kernel's rule decides
             for (int i = 0; i < w.spatial; i++) {
                 const int64_t pb = geometry.pads_begin[static_cast<std::size_t>(i)];
-                const int64_t last_tap = (out_shape[static_cast<std::size_t>(i) + 2] - 1) * w.stride + w.kernel - 1 - pb;
+                const int64_t last_tap =
+                    (out_shape[static_cast<std::size_t>(i) + 2] - 1) * w.stride + (w.kernel - 1) * w.dilation - pb;
                 reaches_padding = reaches_padding || pb > 0 || last_tap >= in_shape[static_cast<std::size_t>(i) + 2];
             }
             MaxPoolAttributes a;
@@ -915,8 +919,9 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
 // (2, 1024) over 8192 rows of 1026 columns, two outputs per row, where the padded plane (every row
 // computed 63 outputs past its end, 65 windows: 65538 columns of 4 bytes, 8194 rows) would need 2^31 + 589840
 // bytes. CPU paths (the GPU paths take the unpadded kernel for these disjoint windows anyway).
-// MaxPool on the AVX paths takes the rows-first kernel instead: its scratch, 8 rows of that
-// width, fits.
+// MaxPool on the AVX paths takes the rows-first kernel instead (its scratch, 8 rows of that
+// width, fits), but not at strides (1, 1024) (2-row windows at stride 1 along y: padded, 8193 rows
+// of those 65538 columns, 2^31 + 327688 bytes): that call runs the unpadded kernel everywhere.
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     const Isa isa = active_isa();
     if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
@@ -939,6 +944,15 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     ASSERT_NO_THROW(max_pool(input.view(), got.view(), ma));
     reference::max_pool(input.view(), expected.view(), ma);
     EXPECT_TRUE(test::tensors_match(got, expected));
+    MaxPoolAttributes stride_one = ma;
+    stride_one.strides = Shape{1, 1024};
+    const Shape rows_out = {1, 1, 8191, 2};
+    ASSERT_EQ(infer_pool_shape(in_shape, stride_one).output_shape, rows_out);
+    Tensor got_rows = Tensor::dense(DType::f32, rows_out), expected_rows = Tensor::dense(DType::f32, rows_out);
+    EXPECT_EQ(max_pool_kernel_picked(input, got_rows, stride_one), "max_pool_f32_unpadded");
+    ASSERT_NO_THROW(max_pool(input.view(), got_rows.view(), stride_one));
+    reference::max_pool(input.view(), expected_rows.view(), stride_one);
+    EXPECT_TRUE(test::tensors_match(got_rows, expected_rows));
     EXPECT_EQ(avg_pool_kernel_picked(input, got, aa), "avg_pool_f32_unpadded");
     ASSERT_NO_THROW(avg_pool(input.view(), got.view(), aa));
     reference::avg_pool(input.view(), expected.view(), aa);
@@ -952,8 +966,8 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
 // stays, written as the type's canonical quiet NaN, and -inf is a value like any other. Disjoint
 // 1x2 windows, which run the unpadded kernel on every path (checked; f16 not on the baseline, which
 // emulates its conversion); 21 outputs, so a whole vector and the last one shifted inwards on
-// AVX-512 (and a row of 7 before that, the padded kernel's where it is narrower than a vector).
-// f16 takes the same kernels, with keys.
+// AVX-512 (and a row of 7 before that, the padded or rows-first kernel's where it is narrower
+// than a vector). f16 takes the same kernels, with keys.
 TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
     const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
     // Windows: {-0, +0} {-inf, -0} {-0.5, -0} {nan, inf} {inf, nan} {-inf, -inf} {-0, 0.25}
