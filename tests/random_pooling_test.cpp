@@ -646,9 +646,10 @@ std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const Ma
 // Those kernels compute no window past the end of a row (its reads would leave the input): the
 // last vector of a row is shifted inwards, and a row narrower than a vector is one guarded vector
 // (the runtime sends such rows to the padded or rows-first kernels, and the windows where the
-// unpadded kernels do not pay: UnpaddedKernelWhereItPays below). So: every output width around 16, 32 and 64 lanes
-// (AVX-512's 4-byte vectors, AVX2's and AVX-512's 1-byte ones), with and without an unused input
-// column at the end, 2-D and 3-D, the specialized windows and general ones, every type.
+// unpadded kernels do not pay: UnpaddedKernelWhereItPays below). So: every output width around
+// 16, 32 and 64 lanes (AVX-512's 4-byte vectors, AVX2's and AVX-512's 1-byte ones), with and
+// without an unused input column at the end, 2-D and 3-D, the specialized windows and general
+// ones, every type.
 TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
     Rng rng(6006);
     test::FailureBudget budget;
@@ -905,7 +906,8 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
                 uint32_t bits;
                 std::memcpy(&bits, &out[i], 4);
                 if (std::isnan(out[i])) {
-                    budget.check(::testing::AssertionResult(bits == 0x7fc00000u) << "NaN bits " << bits << " at " << i, where);
+                    budget.check(::testing::AssertionResult(bits == 0x7fc00000u) << "NaN bits " << bits << " at " << i,
+                                 where);
                 } else if (out[i] == 0) {
                     budget.check(::testing::AssertionResult(!std::signbit(out[i])) << "-0 at " << i, where);
                 }
