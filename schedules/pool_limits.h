@@ -87,14 +87,16 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
 //     (2, 1) 0.51-0.73; AVX2 0.51-0.89 on all of these. Also 2x2/2, though at 1 thread on rows
 //     narrower than a vector 1.15-1.26 (and over 55x55 planes 0.83 / 1.14): at 2 threads 0.62-0.77,
 //     on AVX2 0.77-0.89.
-//   - Not taken: windows of 2 or 3 rows at stride 1 along y, where the padded kernel shares the x
-//     stages of two output rows: 3x3/1 1.16-1.41 and 2x2/1 1.38 at 1 thread (at 2 threads
-//     0.63-1.34, three of the four faster; AVX2 0.77-1.50).
-// Dilated windows were not measured (taken). An autoscheduler's kernels and the GPU paths
-// (vector_bytes 0) keep the padded kernel.
+//   - Dilated windows (the padded kernel's general path): 3x3/2 dilated 2 and 3 0.50-0.62 at 1
+//     thread, 0.53-0.73 at 2, 2x2/2 dilated 2 0.62-0.74, 3x3/1 dilated 2 0.45-0.53; AVX2
+//     0.55-0.75.
+//   - Not taken: undilated windows of 2 or 3 rows at stride 1 along y, where the padded kernel
+//     shares the x stages of two output rows: 3x3/1 1.16-1.41 and 2x2/1 1.38 at 1 thread (at 2
+//     threads 0.63-1.34, three of the four faster; AVX2 0.77-1.50).
+// An autoscheduler's kernels and the GPU paths (vector_bytes 0) keep the padded kernel.
 inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
     if (c.vector_bytes == 0 || c.avg || c.f16 || c.eight_bit) return false;
-    return !(c.stride[1] == 1 && (c.kernel[1] == 2 || c.kernel[1] == 3));
+    return !(c.stride[1] == 1 && c.dilation[1] == 1 && (c.kernel[1] == 2 || c.kernel[1] == 3));
 }
 
 }  // namespace poolconv

@@ -728,12 +728,12 @@ std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const Av
 
 // Whether f32 MaxPool (values only) takes the rows-first kernel where the padded kernel would run
 // otherwise (rows_first_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the
-// only ones it is built for), unless the window is 2 or 3 rows at stride 1 along y. (The runtime
-// sees stride 1 along an axis of one output: every call here has more.)
-bool rows_first_expected(bool avg, DType dtype, int64_t kernel_y, int64_t stride_y) {
+// only ones it is built for), unless the window is undilated, 2 or 3 rows at stride 1 along y.
+// (The runtime sees stride 1 along an axis of one output: every call here has more.)
+bool rows_first_expected(bool avg, DType dtype, int64_t kernel_y, int64_t stride_y, int64_t dilation_y = 1) {
     const Isa isa = active_isa();
     if (avg || dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512)) return false;
-    return !(stride_y == 1 && (kernel_y == 2 || kernel_y == 3));
+    return !(stride_y == 1 && dilation_y == 1 && (kernel_y == 2 || kernel_y == 3));
 }
 
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
@@ -796,9 +796,8 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         Tensor input = Tensor::dense(c.dtype, in_shape), output = Tensor::dense(c.dtype, out_shape);
         const std::string base = std::string(c.avg ? "avg_pool_" : "max_pool_") + dtype_name(c.dtype);
         const bool unpadded = gpu ? c.unpadded_on_gpu : c.unpadded_on_cpu;
-        const std::string expected = unpadded                                                 ? base + "_unpadded"
-                                     : rows_first_expected(c.avg, c.dtype, c.kernel, c.stride) ? base + "_rows_first"
-                                                                                               : base;
+        const bool rows_first = rows_first_expected(c.avg, c.dtype, c.kernel, c.stride, c.dilation);
+        const std::string expected = unpadded ? base + "_unpadded" : rows_first ? base + "_rows_first" : base;
         const std::size_t spatial = c.three_d ? 3 : 2;
         PoolAttributes pa;
         pa.kernel.assign(spatial, c.kernel);
@@ -848,7 +847,8 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
     };
     const Window windows[] = {{2, 3, 2, 1, 1, false}, {2, 2, 2, 0, 1, true},     {2, 3, 2, 4, 4, false},
                               {1, 3, 2, 1, 1, false}, {3, 2, 2, 1, 0, false},    {2, 5, 1, 2, 2, false},
-                              {2, 3, 3, 2, 0, true},  {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3}};
+                              {2, 3, 3, 2, 0, true},  {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3},
+                              {2, 3, 1, 2, 2, false, 2}};
     for (const Window &w : windows) {
         for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34}) {
             Shape in_shape = {2, 3};
@@ -887,7 +887,7 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
             const Geometry g{in_shape, pa, out_shape};
             const std::string where = context(0, "max_pool", DType::f32, g, test::describe(a));
             const int64_t kernel_y = w.spatial >= 2 ? w.kernel : 1, stride_y = w.spatial >= 2 ? w.stride : 1;
-            const bool rows_first = rows_first_expected(false, DType::f32, kernel_y, stride_y);
+            const bool rows_first = rows_first_expected(false, DType::f32, kernel_y, stride_y, w.dilation);
             const std::string picked = max_pool_kernel_picked(input, got, a);
             if (reaches_padding) {
                 budget.check(::testing::AssertionResult(rows_first == (picked == "max_pool_f32_rows_first"))
