@@ -55,6 +55,7 @@
 #include <string>
 
 #include "schedules/conv_packing.h"
+#include "schedules/worker_threads.h"
 
 namespace poolconv::schedules {
 
@@ -114,15 +115,6 @@ constexpr int kChannelVectorTaskRows = 4;
 // it is 16 tasks as before, measured on 16 threads of a Xeon (docs/PERFORMANCE_HISTORY.md).
 constexpr int kChannelVectorTasksPerThread = 4;
 constexpr int kChannelVectorTasksMax = 16;
-
-// The worker threads of Halide's pool when the kernel runs (poolconv::set_num_threads sets them),
-// so one kernel sizes its tasks for any thread count. A pure call: Halide evaluates it once per
-// kernel call, before the parallel loops (as a plain extern call it ran in every task, and it
-// takes the thread pool's lock).
-Expr pool_threads() {
-    using Halide::Internal::Call;
-    return Halide::max(Call::make(Int(32), "halide_get_num_threads", {}, Call::PureExtern), 1);
-}
 
 // The loops a kernel's output runs in.
 struct OutputLoops {
@@ -215,7 +207,7 @@ OutputLoops schedule_output(ConvolutionStages &s, const TargetParams &target, co
             // count (a runtime value) left bounds inference unable to bound the group index.
             const Expr channel_tiles = Halide::max((s.output_channels + tile.channels - 1) / tile.channels, 1);
             const Expr row_tasks = Halide::max((row_tiles + task_rows - 1) / task_rows * s.output_images, 1);
-            const Expr tasks_wanted = Halide::min(kChannelVectorTasksPerThread * pool_threads(), kChannelVectorTasksMax);
+            const Expr tasks_wanted = Halide::min(kChannelVectorTasksPerThread * worker_threads(), kChannelVectorTasksMax);
             const Expr chunks = Halide::clamp(tasks_wanted / row_tasks, 1, channel_tiles);
             Var cot("cot");
             s.output.split(co, cot, co, (channel_tiles + chunks - 1) / chunks, TailStrategy::GuardWithIf)

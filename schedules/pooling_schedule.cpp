@@ -1,8 +1,9 @@
 // Pooling schedule: one plan for every target, sized by TargetParams.
 //
 // Plan (NCDHW, x = W is unit-stride):
-//   output:  for n, for c (both parallel; padded kernels: a few small planes per task) / for z /
-//            for y / for x in vectors of L lanes
+//   output:  for n, for c (both parallel, a few planes per task: padded kernels as many as fit
+//            in L1 with their copies, kernels that read in place at least 256 KiB of input but
+//            4 tasks per thread) / for z / for y / for x in vectors of L lanes
 //            (L = one register of the widest per-lane state; the last vector of a row is guarded,
 //            or shifted inwards: in unpadded kernels, and where masked stores are slow)
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
@@ -44,6 +45,7 @@
 #include <string>
 
 #include "schedules/pool_limits.h"
+#include "schedules/worker_threads.h"
 
 namespace poolconv::schedules {
 
@@ -62,6 +64,28 @@ namespace {
 // thread, level at 2).
 constexpr int kPoolTaskBytes = 32 * 1024;
 constexpr int kMaxPlanesPerTask = 8;
+
+// Kernels that read their input in place (unpadded and rows-first) have no copy to keep in L1:
+// their tasks only need to outweigh a task's own cost (the thread pool's hand-off, the rows-first
+// band's allocation). Whole planes, at least kInPlaceTaskBytes of input per task, but no fewer
+// than kInPlaceTasksPerThread tasks per worker thread where there are planes enough. Sized as the
+// padded kernels (unpadded: a plane a task; rows first: 32 KiB counted twice, at most 8 planes),
+// an unpadded 2x2/2 over 1x256x32x32 made 256 tasks of 4 KB and took longer at 2 threads than at
+// 1. Zen 4, AVX-512, new time over old, fastest / median of 3-4 interleaved turns: that call 0.37 /
+// 0.15 at 2 threads, 0.83 / 0.84 at 1; AvgPool's 0.14 / 0.18 and 0.78; P6 (96 planes of 55x55) 0.92
+// / 0.65 and 0.97; rows first P9 (2048 planes of 56x56, two a task before) 0.68 / 0.65 and 0.90, P10
+// 0.75 / 0.77 and 0.88, P1 0.94-0.97; nothing slower beyond noise (docs/PERFORMANCE_HISTORY.md,
+// "tasks of the in-place pooling kernels"). Without the per-thread floor, 64 planes of 56x56 made
+// 4 tasks of 20, and 5x5 windows took 1.2-1.3x the time at 2 threads.
+constexpr int kInPlaceTaskBytes = 256 * 1024;
+constexpr int kInPlaceTasksPerThread = 4;
+
+// Planes per task of a kernel that reads its input in place, planes of `plane_bytes` each.
+Expr in_place_planes_per_task(const Func &output, const Expr &plane_bytes) {
+    const OutputImageParam out = output.output_buffer();
+    const Expr planes = out.dim(3).extent() * out.dim(4).extent();
+    return max(min(kInPlaceTaskBytes / max(plane_bytes, 1), planes / (kInPlaceTasksPerThread * worker_threads())), 1);
+}
 
 // Output rows a padded values-only kernel pools per step (kPooledRowsPerStep, pool_limits.h).
 // The windows of neighbouring output rows share input rows (3x3 stride 1: two rows read 4 input
@@ -88,30 +112,27 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     Var xo("xo"), xi("xi"), co("co"), ci("ci"), yo("yo"), yi("yi");
     const int rows_per_step = s.padded && !s.second_output.defined() ? kPooledRowsPerStep : 1;
 
-    // Output loop nest, shared by the indices output when there is one. Padded kernels pool a few
-    // small planes per task (as many as kPoolTaskBytes allows, at most kMaxPlanesPerTask), so
-    // that the costs per scratch buffer (its allocation, the set-up of the six margin fills, the
-    // task itself) are shared: 28x28 and 35x35 planes (Inception) took 0.95x and 0.88x the time
-    // with this on Zen 5, one plane per task 1.08-1.14x.
-    const Var &task = s.padded ? co : c;
+    // Output loop nest, shared by the indices output when there is one. A task pools a few planes.
+    // Padded kernels as many small planes as kPoolTaskBytes allows (at most kMaxPlanesPerTask),
+    // so that the costs per scratch buffer (its allocation, the set-up of the six margin fills,
+    // the task itself) are shared: 28x28 and 35x35 planes (Inception) took 0.95x and 0.88x the
+    // time with this on Zen 5, one plane per task 1.08-1.14x. A padded plane's copy in bytes (its
+    // input is about as large): input and copy within the budget, or two planes where two copies
+    // alone fit. Unpadded kernels: in_place_planes_per_task.
+    const Var &task = co;
+    const Expr copy_bytes = s.input_plane_elements * accumulator_bytes;
+    const Expr planes = s.padded ? clamp(max(kPoolTaskBytes / (2 * copy_bytes), min(kPoolTaskBytes / copy_bytes, 2)), 1,
+                                         kMaxPlanesPerTask)
+                                 : in_place_planes_per_task(s.output, s.input_plane_elements * work_type.bytes());
     auto output_loops = [&](Stage f, TailStrategy tail) {
         f.split(x, xo, xi, lanes, tail).vectorize(xi);
-        if (s.padded) {
-            // One plane's padded copy in bytes; its input is about as large.
-            const Expr copy_bytes = s.input_plane_elements * accumulator_bytes;
-            // Input and copy within the budget, or two planes where two copies alone fit.
-            const Expr planes = clamp(max(kPoolTaskBytes / (2 * copy_bytes), min(kPoolTaskBytes / copy_bytes, 2)), 1,
-                                      kMaxPlanesPerTask);
-            f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
-            if (rows_per_step > 1) {
-                // The step's rows inside the vector loop, unrolled: the x stage (computed at xo,
-                // below) serves them all. An odd last row is guarded.
-                f.split(y, yo, yi, rows_per_step, TailStrategy::GuardWithIf).reorder(xi, yi, xo, yo, z, ci, co, n).unroll(yi);
-            } else {
-                f.reorder(xi, xo, y, z, ci, co, n);
-            }
+        f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
+        if (rows_per_step > 1) {
+            // The step's rows inside the vector loop, unrolled: the x stage (computed at xo,
+            // below) serves them all. An odd last row is guarded.
+            f.split(y, yo, yi, rows_per_step, TailStrategy::GuardWithIf).reorder(xi, yi, xo, yo, z, ci, co, n).unroll(yi);
         } else {
-            f.reorder(xi, xo, y, z, c, n);
+            f.reorder(xi, xo, y, z, ci, co, n);
         }
         f.parallel(task).parallel(n);
     };
@@ -239,7 +260,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 }
 
 // Rows first (MaxPool's rows_first kernels, RowsFirstStages):
-//   output:  for n, for c (parallel; a few small planes per task, as above) / for z / for bands
+//   output:  for n, for c (parallel; planes per task as the unpadded kernels') / for z / for bands
 //            of kRowsFirstBandRows output rows: [the band's rows] / for y in the band / for x in
 //            vectors of L lanes (the last guarded where masked stores are cheap, else shifted
 //            inwards), the x taps unrolled in threes over the band's row.
@@ -259,11 +280,7 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
     Var xo("xo"), xi("xi"), co("co"), ci("ci"), yo("yo"), yi("yi");
 
-    // Tasks as the padded kernels size them, each plane's input counted twice (it is read in
-    // place, about once per window row).
-    const Expr plane_bytes = s.input_plane_elements * work_type.bytes();
-    const Expr planes = clamp(max(kPoolTaskBytes / (2 * plane_bytes), min(kPoolTaskBytes / plane_bytes, 2)), 1,
-                              kMaxPlanesPerTask);
+    const Expr planes = in_place_planes_per_task(s.output, s.input_plane_elements * work_type.bytes());
     auto output_loops = [&](Stage f, TailStrategy tail) {
         f.split(x, xo, xi, lanes, tail).vectorize(xi);
         f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
