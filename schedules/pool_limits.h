@@ -41,7 +41,9 @@ struct PoolKernelCall {
 
 // Whether the unpadded kernel is the faster for such a call. Measured on Zen 4 on the AVX-512, AVX2
 // and baseline paths, every type and both operators (docs/PERFORMANCE_HISTORY.md, "2026-11-29,
-// 9d29585", has the table; figures below: the unpadded kernel's time over the padded one's):
+// 9d29585", has the table; figures below: the unpadded kernel's time over the padded one's), with
+// the unpadded kernels' tasks of one plane, before 27f2303 (their larger tasks since then made them
+// faster still, at 2 threads most: not measured against this rule).
 //   - A row narrower than one vector: the padded one. The unpadded kernels' rows of at least one
 //     vector are specialized (the last vector shifted inwards); a narrower row is a guarded vector,
 //     computed lane by lane, without the hot windows' constant taps: f32 2x2/2 on 28x28 planes (14
@@ -81,7 +83,9 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
 // kernel (generate_rows_first in generators/pooling_generator.cpp; built for the AVX2 and AVX-512
 // paths), which reads the input in place where the padded kernel copies and encodes each plane
 // first. Measured on Zen 4 at 1 and 2 threads (docs/PERFORMANCE_HISTORY.md, "2026-11-29,
-// dd090da", has the table; figures: its time over the padded kernel's, AVX-512, fastest / median):
+// dd090da", has the table; figures: its time over the padded kernel's, AVX-512, fastest / median),
+// before 27f2303 gave the rows-first kernels larger tasks (0.65-1.0 of their time since, at 2
+// threads; the excluded stride-1 windows not measured again):
 //   - Taken: 3x3/2 0.70-0.97 at 1 thread (ResNet's stem 0.70-0.75), 0.45-0.89 at 2; 5x5/2 0.60-0.65,
 //     3x3/3 0.27-0.29, 3-D 3x3x3/2 0.65-0.74, 1-D 3/2 0.67-0.70, 5x5/1 0.50-0.53, 2x2 at strides
 //     (2, 1) 0.51-0.73; AVX2 0.51-0.89 on all of these. Also 2x2/2, though at 1 thread on rows

@@ -1,9 +1,9 @@
 // Pooling schedule: one plan for every target, sized by TargetParams.
 //
 // Plan (NCDHW, x = W is unit-stride):
-//   output:  for n, for c (both parallel, a few planes per task: padded kernels as many as fit
-//            in L1 with their copies, kernels that read in place at least 256 KiB of input but
-//            4 tasks per thread) / for z / for y / for x in vectors of L lanes
+//   output:  for n, for c (both parallel, whole planes per task: padded kernels as many as fit
+//            in L1 with their copies, kernels that read in place about 256 KiB of input, in at
+//            least 4 tasks per thread) / for z / for y / for x in vectors of L lanes
 //            (L = one register of the widest per-lane state; the last vector of a row is guarded,
 //            or shifted inwards: in unpadded kernels, and where masked stores are slow)
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
@@ -65,26 +65,36 @@ namespace {
 constexpr int kPoolTaskBytes = 32 * 1024;
 constexpr int kMaxPlanesPerTask = 8;
 
+// Planes per task of the padded kernels: a plane's padded copy is `copy_bytes` (its input about
+// as large); input and copy within kPoolTaskBytes, or two planes where two copies alone fit.
+Expr padded_planes_per_task(const Expr &copy_bytes) {
+    return clamp(max(kPoolTaskBytes / (2 * copy_bytes), min(kPoolTaskBytes / copy_bytes, 2)), 1, kMaxPlanesPerTask);
+}
+
 // Kernels that read their input in place (unpadded and rows-first) have no copy to keep in L1:
 // their tasks only need to outweigh a task's own cost (the thread pool's hand-off, the rows-first
-// band's allocation). Whole planes, at least kInPlaceTaskBytes of input per task, but no fewer
-// than kInPlaceTasksPerThread tasks per worker thread where there are planes enough. Sized as the
-// padded kernels (unpadded: a plane a task; rows first: 32 KiB counted twice, at most 8 planes),
-// an unpadded 2x2/2 over 1x256x32x32 made 256 tasks of 4 KB and took longer at 2 threads than at
-// 1. Zen 4, AVX-512, new time over old, fastest / median of 3-4 interleaved turns: that call 0.37 /
-// 0.15 at 2 threads, 0.83 / 0.84 at 1; AvgPool's 0.14 / 0.18 and 0.78; P6 (96 planes of 55x55) 0.92
-// / 0.65 and 0.97; rows first P9 (2048 planes of 56x56, two a task before) 0.68 / 0.65 and 0.90, P10
-// 0.75 / 0.77 and 0.88, P1 0.94-0.97; nothing slower beyond noise (docs/PERFORMANCE_HISTORY.md,
-// "tasks of the in-place pooling kernels"). Without the per-thread floor, 64 planes of 56x56 made
-// 4 tasks of 20, and 5x5 windows took 1.2-1.3x the time at 2 threads.
+// band's allocation). Sized as the padded kernels, they made tasks of a few KB: an unpadded 2x2/2
+// over 1x256x32x32 (256 tasks of 4 KB) took longer at 2 threads than at 1, and rows-first P9 (1024
+// tasks of two 56x56 planes) ran 1.3x faster at 2 threads than at 1; with these tasks 0.15-0.37
+// and 0.65-0.68 of the time at 2 threads (Zen 4, docs/PERFORMANCE_HISTORY.md, "tasks of the
+// in-place pooling kernels"). Whole planes, about kInPlaceTaskBytes of input per task (counted in
+// the type the kernel works in), but at least kInPlaceTasksPerThread tasks per worker thread where
+// the planes allow: without that floor 64 planes of 56x56 made 4 tasks, and 5x5 windows took
+// 1.2-1.3x the time at 2 threads. An image's channels are then shared out evenly among its tasks
+// (P9's 64 at 20 a task: 16 each, not 20, 20, 20 and 4). Measured at 1 and 2 threads only.
 constexpr int kInPlaceTaskBytes = 256 * 1024;
 constexpr int kInPlaceTasksPerThread = 4;
 
-// Planes per task of a kernel that reads its input in place, planes of `plane_bytes` each.
-Expr in_place_planes_per_task(const Func &output, const Expr &plane_bytes) {
+// Planes per task of a kernel that reads its input in place, planes of `plane_elements` elements
+// of `element_bytes` each.
+Expr in_place_planes_per_task(const Func &output, const Expr &plane_elements, int element_bytes) {
     const OutputImageParam out = output.output_buffer();
-    const Expr planes = out.dim(3).extent() * out.dim(4).extent();
-    return max(min(kInPlaceTaskBytes / max(plane_bytes, 1), planes / (kInPlaceTasksPerThread * worker_threads())), 1);
+    const Expr channels = out.dim(3).extent(), planes = channels * out.dim(4).extent();
+    // Divided one factor at a time: a plane's bytes may pass int32.
+    const Expr by_bytes = kInPlaceTaskBytes / element_bytes / max(plane_elements, 1);
+    const Expr wanted = max(min(by_bytes, planes / (kInPlaceTasksPerThread * worker_threads())), 1);
+    const Expr tasks_per_image = (channels + wanted - 1) / wanted;
+    return (channels + tasks_per_image - 1) / tasks_per_image;
 }
 
 // Output rows a padded values-only kernel pools per step (kPooledRowsPerStep, pool_limits.h).
@@ -112,18 +122,14 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     Var xo("xo"), xi("xi"), co("co"), ci("ci"), yo("yo"), yi("yi");
     const int rows_per_step = s.padded && !s.second_output.defined() ? kPooledRowsPerStep : 1;
 
-    // Output loop nest, shared by the indices output when there is one. A task pools a few planes.
-    // Padded kernels as many small planes as kPoolTaskBytes allows (at most kMaxPlanesPerTask),
-    // so that the costs per scratch buffer (its allocation, the set-up of the six margin fills,
-    // the task itself) are shared: 28x28 and 35x35 planes (Inception) took 0.95x and 0.88x the
-    // time with this on Zen 5, one plane per task 1.08-1.14x. A padded plane's copy in bytes (its
-    // input is about as large): input and copy within the budget, or two planes where two copies
-    // alone fit. Unpadded kernels: in_place_planes_per_task.
+    // Output loop nest, shared by the indices output when there is one. A parallel task (co)
+    // pools whole planes: padded kernels as many small ones as kPoolTaskBytes allows, so that the
+    // costs per scratch buffer (its allocation, the set-up of the six margin fills, the task
+    // itself) are shared: 28x28 and 35x35 planes (Inception) took 0.95x and 0.88x the time with
+    // this on Zen 5, one plane per task 1.08-1.14x. Unpadded kernels: in_place_planes_per_task.
     const Var &task = co;
-    const Expr copy_bytes = s.input_plane_elements * accumulator_bytes;
-    const Expr planes = s.padded ? clamp(max(kPoolTaskBytes / (2 * copy_bytes), min(kPoolTaskBytes / copy_bytes, 2)), 1,
-                                         kMaxPlanesPerTask)
-                                 : in_place_planes_per_task(s.output, s.input_plane_elements * work_type.bytes());
+    const Expr planes = s.padded ? padded_planes_per_task(s.input_plane_elements * accumulator_bytes)
+                                 : in_place_planes_per_task(s.output, s.input_plane_elements, work_type.bytes());
     auto output_loops = [&](Stage f, TailStrategy tail) {
         f.split(x, xo, xi, lanes, tail).vectorize(xi);
         f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
@@ -280,7 +286,7 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
     const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
     Var xo("xo"), xi("xi"), co("co"), ci("ci"), yo("yo"), yi("yi");
 
-    const Expr planes = in_place_planes_per_task(s.output, s.input_plane_elements * work_type.bytes());
+    const Expr planes = in_place_planes_per_task(s.output, s.input_plane_elements, work_type.bytes());
     auto output_loops = [&](Stage f, TailStrategy tail) {
         f.split(x, xo, xi, lanes, tail).vectorize(xi);
         f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
@@ -360,7 +366,8 @@ void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const
     // Tasks of at least 64K taps (P8's 2048 7x7 planes: two tasks): summing a plane takes a
     // nanosecond or so, and with 64 planes per task 2 threads took 3x the time of one on P8 (the
     // thread pool's cost per task). Not one fused (c, n) loop: its per-plane division back into c
-    // and n cost as much as summing a 7x7 plane.
+    // and n cost as much as summing a 7x7 plane. Not in_place_planes_per_task's tasks: P8 split
+    // evenly, or in tasks of 16K taps, ran no faster (docs/PERFORMANCE_HISTORY.md, 2026-11-28).
     const Expr planes_per_task = max(64, (64 * 1024) / max(s.kernel[0], 1));
     s.output.split(c, planes, plane, planes_per_task, TailStrategy::GuardWithIf).parallel(planes).parallel(n);
     for (Func table : s.axis_tables) table.compute_root();
