@@ -124,9 +124,9 @@ public:
         // values-only kernels of f32, bf16 and f64 (compare_values): those read the input in place
         // (where the runtime's rule, unpadded_kernel_pays, finds them faster), so an element's
         // encoding (five vector instructions) would run at every tap that reads it; they compare
-        // the values themselves, NaN tested at each tap. The test is is_nan, not nan_bits
-        // (element_type.h), which costs four more instructions per tap: its operands are loads and
-        // selects that carry no fast-math flags (checked in the LLVM IR), so LLVM cannot take them
+        // the values themselves (see the window reduction below). The NaN test is is_nan, not
+        // nan_bits (element_type.h), which costs four more instructions per tap: its operands are
+        // loads that carry no fast-math flags (checked in the LLVM IR), so LLVM cannot take them
         // for never NaN. On f16 data, widened to f32 by `fpext`, the NaN tests were lost on x86
         // and OpenCL (random_pooling_test found it; strict_float on the widening did not help, the
         // cause not pinned down): f16 keeps the keys (bf16 widens by a shift).
@@ -149,7 +149,29 @@ public:
         Func along[kSpatialAxes] = {Func("max_along_x"), Func("max_along_y"), Func("max_along_z")};
         RDom taps[kSpatialAxes] = {taps_along(0), taps_along(1), taps_along(2)};
         const Var coord[kSpatialAxes] = {x, y, z};
-        for (int a = 0; a < kSpatialAxes; a++) {
+        RDom window_taps;  // compare_values: the whole window's taps, x innermost
+        if (compare_values) {
+            // The whole window in one reduction, reading every tap from the input, with the NaN
+            // test kept apart from the maximum: per tap a plain max and a NaN test or-ed into a
+            // flag (AVX-512: a chain of masked `vcmpordps`), and once per output the canonical NaN
+            // where any tap was one, where a NaN-propagating max cost a compare, a max and a
+            // masked move per tap. One stage, not x, y and z stages: these kernels share nothing
+            // between outputs, and the stages' own maxima (a max per row, per plane) cost as much
+            // as taps. P2 (2x2/2) went from 45 to 23 instructions per output vector. The flag is
+            // an integer as wide as the values, so it stays the compare's own mask: as uint8 or
+            // bool, the AVX2 kernels packed each tap's mask into bytes (1.4-2.1x the time).
+            // Figures in docs/PERFORMANCE_HISTORY.md, "2026-11-29, whole-window unpadded MaxPool".
+            window_taps = RDom({{0, window_kernel(0)}, {0, window_kernel(1)}, {0, window_kernel(2)}}, "window_taps");
+            const Type flag_type = Int(work.bits());
+            auto nan_flag = [&](const Expr &is) { return select(is, cast(flag_type, -1), cast(flag_type, 0)); };
+            Func window("max_of_window");
+            Expr v = in(tap(0, x, window_taps.x), tap(1, y, window_taps.y), tap(2, z, window_taps.z), c, n);
+            window(x, y, z, c, n) = Tuple(work.min(), cast(flag_type, 0));  // (maximum, any tap NaN)
+            Expr acc = window(x, y, z, c, n)[0], nan_seen = window(x, y, z, c, n)[1];
+            window(x, y, z, c, n) = Tuple(select(v > acc, v, acc), nan_seen | nan_flag(is_nan(v)));
+            for (Func &stage : along) stage = window;
+        }
+        for (int a = 0; a < kSpatialAxes && !compare_values; a++) {
             Expr i = tap(a, coord[a], taps[a]);
             std::vector<Expr> at = {x, y, z, c, n};  // where this stage reads its source
             at[a] = i;
@@ -174,12 +196,6 @@ public:
                 Expr acc = along[a](x, y, z, c, n)[0], acc_offset = along[a](x, y, z, c, n)[1];
                 Expr take = v > acc;
                 along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, offset, acc_offset));
-            } else if (compare_values) {
-                // A NaN wins and then stays; the window has at least one element (no padding).
-                // The maxima of -0 and +0 may be either: the output makes it +0 (as the keys do).
-                along[a](x, y, z, c, n) = work.min();  // -infinity
-                Expr acc = along[a](x, y, z, c, n);
-                along[a](x, y, z, c, n) = select(is_nan(acc) || is_nan(v), keys.quiet_nan(), max(acc, v));
             } else {
                 along[a](x, y, z, c, n) = keys.padding();
                 along[a](x, y, z, c, n) = max(along[a](x, y, z, c, n), v);
@@ -189,10 +205,12 @@ public:
         // A window made only of padding keeps the padding key: its value is the lowest finite
         // value of the type (OpenVINO), and its index the first element of its plane.
         const Func &best = along[kSpatialAxes - 1];
-        Expr best_key = with_indices ? Expr(best(x, y, z, c, n)[0]) : Expr(best(x, y, z, c, n));
+        Expr best_key = (with_indices || compare_values) ? Expr(best(x, y, z, c, n)[0]) : Expr(best(x, y, z, c, n));
         Expr value;
         if (compare_values) {
-            value = keys.positive_zero(best_key);
+            // A NaN wins (the canonical one); the window has at least one element (no padding).
+            // The maxima of -0 and +0 may be either: the output makes it +0 (as the keys do).
+            value = select(best(x, y, z, c, n)[1] != 0, keys.quiet_nan(), keys.positive_zero(best_key));
         } else {
             value = keys.decode(best_key);
             if (keys.type() != data_type()) value = select(best_key == keys.padding(), keys.lowest(), value);
@@ -222,6 +240,12 @@ public:
         if (scheduled_elsewhere()) return;
 
         schedules::PoolingStages stages = pooling_stages(output, in, along, taps);
+        if (compare_values) {
+            stages.whole_window = true;
+            stages.taps[0] = window_taps.x;
+            stages.taps[1] = window_taps.y;
+            stages.taps[2] = window_taps.z;
+        }
         if (indices) stages.second_output = *indices;
         if (global) {
             schedules::schedule_global_pooling(stages, target_params(), keys.type());

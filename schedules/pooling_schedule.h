@@ -14,12 +14,15 @@ namespace poolconv::schedules {
 constexpr int kPaddedInputCopy = 6;
 
 // The Funcs of one pooling pipeline, as the generator defined them: the window is reduced along
-// x (within input rows), then along y, then along z; each stage has a 1-D RDom of taps.
+// x (within input rows), then along y, then along z; each stage has a 1-D RDom of taps. Or, where
+// whole_window is set (MaxPool's unpadded value-comparing kernels), in one stage: along[0],
+// along[1] and along[2] are then that one Func, and taps[0..2] its x, y and z taps.
 struct PoolingStages {
     Halide::Func output;         // (x, y, z, c, n), pure, reads along[2]
     Halide::Func second_output;  // the indices output of MaxPool, if any; computed with `output`
     Halide::Func along[3];       // along[a] reduces along[a - 1] (or the input) along axis a
     Halide::RVar taps[3];        // along[a]'s taps
+    bool whole_window = false;
     // What along[0] reads: the (encoded) input in a margin of padding, a copy whose updates 0-5
     // fill padding_margins (the first 4 slabs of whole rows, the last 2 of columns) and whose
     // update kPaddedInputCopy copies input_elements (x, y, z); or, in unpadded kernels (padded

@@ -78,6 +78,7 @@ void schedule_pooling_gpu(PoolingStages &s) {
     // Each stage one value per thread (a register), computed inside the tap loop of the stage that
     // consumes it.
     s.along[2].compute_at(s.output, v.xi);
+    if (s.whole_window) return;  // one stage
     s.along[1].compute_at(s.along[2], s.taps[2]);
     s.along[0].compute_at(s.along[1], s.taps[1]);
 }

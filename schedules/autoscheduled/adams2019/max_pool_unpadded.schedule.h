@@ -18,70 +18,46 @@ inline void apply_schedule_adams2019_max_pool_unpadded(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
-    Func output = pipeline.get_func(5);
-    Func max_along_z = pipeline.get_func(4);
-    Func max_along_y = pipeline.get_func(3);
-    Func max_along_x = pipeline.get_func(2);
+    Func output = pipeline.get_func(3);
+    Func max_of_window = pipeline.get_func(2);
     Func input_values = pipeline.get_func(1);
     Var c(output.get_schedule().dims()[3].var);
+    Var ci("ci");
     Var n(output.get_schedule().dims()[4].var);
     Var x(output.get_schedule().dims()[0].var);
     Var xi("xi");
-    Var xii("xii");
     Var y(output.get_schedule().dims()[1].var);
-    Var yi("yi");
-    Var yii("yii");
     Var z(output.get_schedule().dims()[2].var);
-    RVar taps_x_x(max_along_x.update(0).get_schedule().dims()[0].var);
-    RVar taps_y_x(max_along_y.update(0).get_schedule().dims()[0].var);
-    RVar taps_z_x(max_along_z.update(0).get_schedule().dims()[0].var);
+    RVar window_taps_x(max_of_window.update(0).get_schedule().dims()[0].var);
+    RVar window_taps_y(max_of_window.update(0).get_schedule().dims()[1].var);
+    RVar window_taps_z(max_of_window.update(0).get_schedule().dims()[2].var);
     output
-        .split(y, y, yi, 28, TailStrategy::ShiftInwards)
-        .split(yi, yi, yii, 7, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 32, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, x, yii, yi, y, z, c, n})
+        .reorder({xi, ci, x, y, z, c, n})
         .fuse(y, c, y)
         .parallel(y);
-    max_along_z
-        .store_in(MemoryType::Stack)
-        .split(x, x, xi, 8, TailStrategy::RoundUp)
-        .vectorize(xi)
-        .compute_at(output, yii)
-        .reorder({xi, x, y, z, c, n});
-    max_along_z.update(0)
-        .split(x, x, xi, 8, TailStrategy::RoundUp)
-        .vectorize(xi)
-        .reorder({xi, taps_z_x, x, y, z, c, n});
-    max_along_y
-        .store_in(MemoryType::Stack)
-        .split(x, x, xi, 8, TailStrategy::RoundUp)
-        .vectorize(xi)
-        .compute_at(max_along_z, taps_z_x)
-        .reorder({xi, x, y, z, c, n});
-    max_along_y.update(0)
-        .split(x, x, xi, 8, TailStrategy::RoundUp)
-        .vectorize(xi)
-        .reorder({xi, taps_y_x, x, y, z, c, n});
-    max_along_x
-        .store_in(MemoryType::Stack)
-        .split(x, x, xi, 8, TailStrategy::RoundUp)
-        .vectorize(xi)
-        .compute_at(output, yi)
-        .reorder({xi, x, y, z, c, n});
-    max_along_x.update(0)
-        .split(x, x, xi, 32, TailStrategy::GuardWithIf)
-        .split(xi, xi, xii, 8, TailStrategy::GuardWithIf)
-        .vectorize(xii)
-        .reorder({xii, xi, taps_x_x, x, y, z, c, n});
+    max_of_window.update(0)
+        .split(c, c, ci, 8, TailStrategy::GuardWithIf)
+        .split(x, x, xi, 4, TailStrategy::GuardWithIf)
+        .vectorize(ci)
+        .reorder({ci, window_taps_x, xi, window_taps_y, window_taps_z, c, x, y, z, n});
     input_values
         .store_in(MemoryType::Stack)
-        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
-        .vectorize(xi)
-        .compute_at(max_along_x, taps_x_x)
-        .store_at(max_along_x, x)
-        .reorder({xi, x, y, z, c, n});
+        .split(c, c, ci, 8, TailStrategy::ShiftInwards)
+        .vectorize(ci)
+        .compute_at(max_of_window, window_taps_y)
+        .reorder({ci, c, x, y, z, n})
+        .reorder_storage(c, x, y, z, n);
+    max_of_window
+        .store_in(MemoryType::Stack)
+        .split(c, c, ci, 8, TailStrategy::RoundUp)
+        .vectorize(ci)
+        .compute_at(output, x)
+        .reorder({ci, c, x, y, z, n})
+        .reorder_storage(c, x, y, z, n);
 
 }
 

@@ -21,52 +21,25 @@ inline void apply_schedule_mullapudi2016_max_pool_unpadded(
     Var x_vi("x_vi");
     Var x_vo("x_vo");
 
-    Func max_along_x = pipeline.get_func(2);
-    Func max_along_y = pipeline.get_func(3);
-    Func max_along_z = pipeline.get_func(4);
-    Func output = pipeline.get_func(5);
+    Func max_of_window = pipeline.get_func(2);
+    Func output = pipeline.get_func(3);
 
     {
-        Var x = max_along_x.args()[0];
-        Var c = max_along_x.args()[3];
-        max_along_x
-            .compute_at(output, c)
-            .split(x, x_vo, x_vi, 8)
-            .vectorize(x_vi);
-        max_along_x.update(0)
-            .split(x, x_vo, x_vi, 8, TailStrategy::GuardWithIf)
-            .vectorize(x_vi);
-    }
-    {
-        Var y("y");
         Var z("z");
+        Var c("c");
         Var n("n");
-        Var x = max_along_y.args()[0];
-        Var c = max_along_y.args()[3];
-        RVar taps_y$x(max_along_y.update(0).get_schedule().rvars()[0].var);
-        max_along_y
-            .compute_at(output, c)
-            .split(x, x_vo, x_vi, 8)
+        Var x = max_of_window.args()[0];
+        Var y = max_of_window.args()[1];
+        RVar window_taps$x(max_of_window.update(0).get_schedule().rvars()[0].var);
+        RVar window_taps$y(max_of_window.update(0).get_schedule().rvars()[1].var);
+        RVar window_taps$z(max_of_window.update(0).get_schedule().rvars()[2].var);
+        max_of_window
+            .compute_at(output, y)
+            .split(x, x_vo, x_vi, 16)
             .vectorize(x_vi);
-        max_along_y.update(0)
-            .reorder(x, taps_y$x, y, z, c, n)
-            .split(x, x_vo, x_vi, 8, TailStrategy::GuardWithIf)
-            .vectorize(x_vi);
-    }
-    {
-        Var y("y");
-        Var z("z");
-        Var n("n");
-        Var x = max_along_z.args()[0];
-        Var c = max_along_z.args()[3];
-        RVar taps_z$x(max_along_z.update(0).get_schedule().rvars()[0].var);
-        max_along_z
-            .compute_at(output, c)
-            .split(x, x_vo, x_vi, 8)
-            .vectorize(x_vi);
-        max_along_z.update(0)
-            .reorder(x, y, taps_z$x, z, c, n)
-            .split(x, x_vo, x_vi, 8, TailStrategy::GuardWithIf)
+        max_of_window.update(0)
+            .reorder(window_taps$x, x, window_taps$y, y, window_taps$z, z, c, n)
+            .split(x, x_vo, x_vi, 16, TailStrategy::GuardWithIf)
             .vectorize(x_vi);
     }
     {
@@ -77,7 +50,7 @@ inline void apply_schedule_mullapudi2016_max_pool_unpadded(
         Var n = output.args()[4];
         output
             .compute_root()
-            .reorder(x, y, z, n, c)
+            .reorder(x, z, n, y, c)
             .split(x, x_vo, x_vi, 8)
             .vectorize(x_vi)
             .parallel(c);
