@@ -52,12 +52,15 @@ struct PoolKernelCall {
 //     (2x2x2/2 0.76-0.98, 2x2/2 0.86-1.20, but 3x3/2 1.03-1.44). f16 on the baseline, which
 //     emulates the conversion: never (1.3-2.6 wherever measured).
 //   - 8-bit MaxPool: always (0.19-0.89; on the baseline 2x2/1 1.02).
-//   - Otherwise (f32, bf16, f64; AvgPool of f16 too): always, except the 2-D windows that the
-//     padded kernels step two rows with at stride 1, sharing the rows' x stages: 3x3/1 (MaxPool
-//     1.07-1.65; AvgPool 0.76-1.38, faster or slower by path, type and thread count), and
-//     MaxPool's 2x2/1 (1.00-1.60; the baseline's f64 0.82; AvgPool 0.81-1.05). Elsewhere
-//     0.24-1.00 (MaxPool 3x3/2 0.77-0.92 on the AVX paths, level on the baseline): the padded
-//     kernels specialize 2x2 and 3x3 windows only, and their copy costs more than it saves.
+//   - Otherwise (f32, bf16, f64; AvgPool of f16 too): always, except 3x3/1 2-D windows, which
+//     the padded kernels step two rows at a time, sharing the rows' x stages (MaxPool 1.07-1.65;
+//     AvgPool 0.76-1.38, faster or slower by path, type and thread count). Measured again for
+//     MaxPool f32 after 811c796 (whole-window unpadded MaxPool): 3x3/1 still 0.83-1.33 on the
+//     AVX paths (slower on 56- and 112-wide planes), but 2x2/1, which stayed padded before
+//     (1.00-1.60), now 0.49-0.77 on AVX-512, AVX2 and the baseline, so it is unpadded too
+//     (AvgPool's 2x2/1 was: 0.81-1.05). Elsewhere 0.24-1.00 (MaxPool 3x3/2 0.77-0.92 on the AVX
+//     paths, level on the baseline, before 811c796): the padded kernels specialize 2x2 and 3x3
+//     windows only, and their copy costs more than it saves.
 //   NEON follows the AVX2 figures (not measured); unequal strides along x and y (3x3 at (2, 1))
 //   were not measured either.
 inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
@@ -74,9 +77,7 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
     if (c.eight_bit) return true;
     const bool stride_one_box = c.kernel[0] == c.kernel[1] && c.kernel[2] == 1 && c.stride[0] == 1 &&
                                 c.stride[1] == 1 && c.dilation[0] == 1 && c.dilation[1] == 1;
-    if (stride_one_box && c.kernel[0] == 3) return false;
-    if (stride_one_box && c.kernel[0] == 2) return c.avg;
-    return true;
+    return !(stride_one_box && c.kernel[0] == 3);
 }
 
 // Where the padded kernel would run otherwise, f32 MaxPool (values only) takes the rows-first

@@ -739,8 +739,8 @@ bool rows_first_expected(bool avg, DType dtype, int64_t kernel_y, int64_t stride
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
 // (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
 // unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
-// NEON 4), the window is 2-D, undilated, 3x3 at stride 1 or (MaxPool's) 2x2 at stride 1 (8-bit
-// MaxPool excepted), or the data is f16 with MaxPool's overlapping windows (f16 on the baseline,
+// NEON 4), the window is 2-D, undilated and 3x3 at stride 1 (8-bit MaxPool excepted), or the data
+// is f16 with MaxPool's overlapping windows (f16 on the baseline,
 // which emulates its conversion, never); on the GPU paths for disjoint windows only. Elsewhere the
 // padded kernel, or the rows-first one where that pays (rows_first_expected).
 TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
@@ -761,7 +761,9 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"3x3/2, 17 wide", false, DType::f32, 3, 2, 17, true, false},
         {"3x3/3, 17 wide", false, DType::f32, 3, 3, 17, true, true},
         {"3x3/1, 17 wide", false, DType::f32, 3, 1, 17, false, false},
-        {"2x2/1, 17 wide", false, DType::f32, 2, 1, 17, false, false},
+        {"2x2/1, 17 wide", false, DType::f32, 2, 1, 17, true, false},
+        {"f64 2x2/1, 17 wide", false, DType::f64, 2, 1, 17, true, false},
+        {"f16 2x2/1, 17 wide", false, DType::f16, 2, 1, 17, false, false},
         {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, f32_lanes <= 7, true},
         {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, f32_lanes <= 8, true},
         {"2x2/2, 15 wide", false, DType::f32, 2, 2, 15, f32_lanes <= 15, true},
