@@ -40,7 +40,7 @@ static Expr lowest_finite(const Type &t) {
 //     key (the lowest of the key type) lies below every element. Values-only pooling keeps the
 //     data type (more lanes); there padding equals the type's minimum, which is harmless for a max.
 // Padded kernels encode once per input element (in the padded-input copy), unpadded ones at each
-// tap.
+// tap (except those of f32, bf16 and f64, which compare values: see MaxPool::generate).
 class MaxKeys {
 public:
     MaxKeys(const Type &data, bool with_indices)
@@ -140,8 +140,7 @@ public:
 
         // Candidate (v, offset) beats the running best (acc, acc_offset) when its key is strictly
         // greater: among equal keys the first stays (ties, and the first NaN), and padding, whose
-        // key is below every element's, never wins. Values-only pooling keeps just the largest key
-        // (or value).
+        // key is below every element's, never wins. Values-only pooling keeps just the largest key.
         // The position an argmax carries is its tap's offset from the window's first element, in
         // index units (k * dilation * index_coef along each axis): one constant per tap where the
         // taps unroll, so each tap costs a compare, a max and a masked move (a position computed
@@ -154,13 +153,14 @@ public:
             // The whole window in one reduction, reading every tap from the input, with the NaN
             // test kept apart from the maximum: per tap a plain max and a NaN test or-ed into a
             // flag (AVX-512: a chain of masked `vcmpordps`), and once per output the canonical NaN
-            // where any tap was one, where a NaN-propagating max cost a compare, a max and a
-            // masked move per tap. One stage, not x, y and z stages: these kernels share nothing
-            // between outputs, and the stages' own maxima (a max per row, per plane) cost as much
-            // as taps. P2 (2x2/2) went from 45 to 23 instructions per output vector. The flag is
-            // an integer as wide as the values, so it stays the compare's own mask: as uint8 or
-            // bool, the AVX2 kernels packed each tap's mask into bytes (1.4-2.1x the time).
-            // Figures in docs/PERFORMANCE_HISTORY.md, "2026-11-29, whole-window unpadded MaxPool".
+            // where any tap was one, whereas a NaN-propagating max cost a compare, a max and a
+            // masked move per tap. One stage, not x, y and z stages: no stage result is reused by
+            // another output vector here (the windows are read in place), and the stages' own
+            // maxima (one per row, one per plane) cost as much as taps. P2's (2x2/2) AVX-512 loop
+            // went from 45 to 23 instructions per output vector. The flag is an integer as wide
+            // as the values, so it stays the compare's own mask: as uint8 or bool, the AVX2
+            // kernels packed each tap's mask into bytes (1.4-2.1x the time). Figures in
+            // docs/PERFORMANCE_HISTORY.md, "2026-11-29, 811c796..": whole-window unpadded MaxPool.
             window_taps = RDom({{0, window_kernel(0)}, {0, window_kernel(1)}, {0, window_kernel(2)}}, "window_taps");
             const Type flag_type = Int(work.bits());
             auto nan_flag = [&](const Expr &is) { return select(is, cast(flag_type, -1), cast(flag_type, 0)); };
@@ -258,8 +258,9 @@ public:
     // Rows first: for each output row, the window's rows (its y and z taps) are reduced column
     // by column, reading the input in place (a row outside the input is padding), into a band of
     // such rows inside a margin of padding; then each output reduces along x over its band row.
-    // Nothing is copied or encoded: values are compared as in the unpadded kernels (NaN tested at
-    // each tap, -0 made +0 at the end), with -infinity for padding, below every value but -inf
+    // Nothing is copied or encoded: values are compared (a NaN-propagating max at each tap: a NaN
+    // flag beside the max, as the unpadded kernels keep, measured slower here; -0 made +0 at the
+    // end), with -infinity for padding, below every value but -inf
     // itself, which it equals. So a window of padding only is found by geometry instead (the
     // taps it counts, per axis, as AvgPool's divisor does), and takes the lowest finite value.
     // On stride-2 windows this reads each input element where its windows need it, where the

@@ -52,15 +52,15 @@ struct PoolKernelCall {
 //     (2x2x2/2 0.76-0.98, 2x2/2 0.86-1.20, but 3x3/2 1.03-1.44). f16 on the baseline, which
 //     emulates the conversion: never (1.3-2.6 wherever measured).
 //   - 8-bit MaxPool: always (0.19-0.89; on the baseline 2x2/1 1.02).
-//   - Otherwise (f32, bf16, f64; AvgPool of f16 too): always, except 3x3/1 2-D windows, which
-//     the padded kernels step two rows at a time, sharing the rows' x stages (MaxPool 1.07-1.65;
-//     AvgPool 0.76-1.38, faster or slower by path, type and thread count). Measured again for
-//     MaxPool f32 after 811c796 (whole-window unpadded MaxPool): 3x3/1 still 0.83-1.33 on the
-//     AVX paths (slower on 56- and 112-wide planes), but 2x2/1, which stayed padded before
-//     (1.00-1.60), now 0.49-0.77 on AVX-512, AVX2 and the baseline, so it is unpadded too
-//     (AvgPool's 2x2/1 was: 0.81-1.05). Elsewhere 0.24-1.00 (MaxPool 3x3/2 0.77-0.92 on the AVX
-//     paths, level on the baseline, before 811c796): the padded kernels specialize 2x2 and 3x3
-//     windows only, and their copy costs more than it saves.
+//   - Otherwise (f32, bf16, f64; AvgPool of f16 too): always, except 2-D undilated 3x3 windows
+//     at stride 1, which the padded kernels step two rows at a time, sharing the rows' x stages
+//     (MaxPool 1.07-1.65, and 0.83-1.33 with the whole-window unpadded kernels of 811c796, slower
+//     on 56- and 112-wide planes; AvgPool 0.76-1.38: faster or slower by path, type and thread
+//     count). 2x2/1: MaxPool f32 0.49-0.77 (811c796's kernels, AVX-512, AVX2 and the baseline;
+//     bf16 and f64 follow f32, not measured), AvgPool 0.81-1.05. Elsewhere 0.24-1.00 (MaxPool
+//     3x3/2 0.77-0.92 on the AVX paths and level on the baseline with the kernels before 811c796,
+//     which then took 0.69-0.89 of that time): the padded kernels specialize 2x2 and 3x3 windows
+//     only, and their copy costs more than it saves.
 //   NEON follows the AVX2 figures (not measured); unequal strides along x and y (3x3 at (2, 1))
 //   were not measured either.
 inline bool unpadded_kernel_pays(const PoolKernelCall &c) {

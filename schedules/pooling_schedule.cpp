@@ -13,8 +13,9 @@
 //            input row the two rows' windows read (4 for 3x3 stride 1, 5 for stride 2) once,
 //            then per row for tap z: [for tap y: that row's x stage] (kPooledRowsPerStep).
 //            MaxPool's unpadded kernels of f32, bf16 and f64 reduce the whole window in one
-//            stage instead (whole_window): per output vector, every tap (x and y unrolled in
-//            threes, z in twos) a max and a NaN test of the input
+//            stage instead (whole_window): per output vector, for each tap (x and y taps
+//            unrolled in threes, z taps in twos), a max and a NaN test of the input value, in
+//            registers.
 //   input:   each plane is copied once, encoded (MaxPool keys, f32 sums) and padded, into a
 //            scratch buffer (see padded_input in generators/pool_window.h): taps load dense,
 //            unmasked vectors even at the borders, and padding taps need no branch. Only the
@@ -207,22 +208,11 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // One stage for the whole window (whole_window: unpadded kernels only): a vector computed per
     // output vector, its taps unrolled in threes along x and y and in twos along z (the hot
     // windows' constant tap loops disappear).
-    if (s.whole_window) {
-        if (s.padded) throw CompileError("whole-window pooling stages are for unpadded kernels");
-        const std::vector<Var> stage_args = s.along[0].args();
-        s.along[0].compute_at(s.output, xo);
-        for (int d = 1; d < 5; d++) s.along[0].bound_extent(stage_args[d], 1);
-        s.along[0].vectorize(stage_args[0], lanes, TailStrategy::GuardWithIf);
-        s.along[0].update()
-            .reorder(stage_args[0], s.taps[0], s.taps[1], s.taps[2])
-            .vectorize(stage_args[0], lanes, TailStrategy::GuardWithIf)
-            .unroll(s.taps[0], 3, TailStrategy::GuardWithIf)
-            .unroll(s.taps[1], 3, TailStrategy::GuardWithIf)
-            .unroll(s.taps[2], 2, TailStrategy::GuardWithIf);
-    }
-    const LoopLevel sites[3] = {LoopLevel(s.along[1], s.taps[1]), LoopLevel(s.along[2], s.taps[2]),
-                                LoopLevel(s.output, rows_per_step > 1 ? yi : xo)};
-    for (int a = 0; a < 3 && !s.whole_window; a++) {
+    if (s.whole_window && s.padded) throw CompileError("whole-window pooling stages are for unpadded kernels");
+    const int stage_count = s.whole_window ? 1 : 3;
+    const LoopLevel sites[3] = {s.whole_window ? LoopLevel(s.output, xo) : LoopLevel(s.along[1], s.taps[1]),
+                                LoopLevel(s.along[2], s.taps[2]), LoopLevel(s.output, rows_per_step > 1 ? yi : xo)};
+    for (int a = 0; a < stage_count; a++) {
         const std::vector<Var> stage_args = s.along[a].args();
         const Var &sx = stage_args[0];
         if (a == 0 && rows_per_step > 1) {
@@ -250,13 +240,22 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
             s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
         } else {
             s.along[a].vectorize(sx, lanes, TailStrategy::GuardWithIf);
-            s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx, lanes, TailStrategy::GuardWithIf);
+            if (s.whole_window) {
+                s.along[a].update().reorder(sx, s.taps[0], s.taps[1], s.taps[2]);
+            } else {
+                s.along[a].update().reorder(sx, s.taps[a]);
+            }
+            s.along[a].update().vectorize(sx, lanes, TailStrategy::GuardWithIf);
         }
     }
     // The taps along x in threes, unrolled (guarded beyond the window): Halide 21 leaves LLVM no
     // loop to unroll, where LLVM 14 unrolled the specialized windows' constant tap loops itself.
-    // Not along y or z: the stage before is computed inside those tap loops, one row per tap.
-    if (!s.whole_window) s.along[0].update().unroll(s.taps[0], 3, TailStrategy::GuardWithIf);
+    // Not along y or z: the stage before is computed inside those tap loops, one row per tap
+    // (except in the whole-window stage, which has no stage before it).
+    s.along[0].update().unroll(s.taps[0], 3, TailStrategy::GuardWithIf);
+    if (s.whole_window) {
+        s.along[0].update().unroll(s.taps[1], 3, TailStrategy::GuardWithIf).unroll(s.taps[2], 2, TailStrategy::GuardWithIf);
+    }
 
     // Hot cases: 2x2 and 3x3 windows (2-D pooling: a z window of 1 tap) with stride 1 or 2 along
     // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output (unpadded kernels:

@@ -22,11 +22,12 @@ struct PoolingStages {
     Halide::Func second_output;  // the indices output of MaxPool, if any; computed with `output`
     Halide::Func along[3];       // along[a] reduces along[a - 1] (or the input) along axis a
     Halide::RVar taps[3];        // along[a]'s taps
-    bool whole_window = false;
+    bool whole_window = false;   // along[0..2] are one Func reducing the whole window (above)
     // What along[0] reads: the (encoded) input in a margin of padding, a copy whose updates 0-5
     // fill padding_margins (the first 4 slabs of whole rows, the last 2 of columns) and whose
     // update kPaddedInputCopy copies input_elements (x, y, z); or, in unpadded kernels (padded
-    // false, every window inside the input), the encoded input itself, read in place.
+    // false, every window inside the input), the input itself (encoded, or the values), read in
+    // place.
     Halide::Func padded_input;
     std::array<Halide::RDom, 6> padding_margins;
     Halide::RDom input_elements;

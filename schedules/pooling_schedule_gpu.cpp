@@ -4,8 +4,9 @@
 //   padded input: copied once, by kernels of its own, into a buffer with a margin of padding
 //                (the algorithm reads taps from it; see pool_window.h): one thread per element
 //   output:      blocks of 32 x 8 threads over (x, y), and one block row per (z, c, n); each
-//                thread reduces its window along x, then y, then z in registers. Neighbouring
-//                threads read neighbouring x: coalesced loads.
+//                thread reduces its window along x, then y, then z in registers (MaxPool's
+//                unpadded value-comparing kernels: the whole window in one stage, whole_window).
+//                Neighbouring threads read neighbouring x: coalesced loads.
 //   indices:     computed with the values, in the same threads (see schedule_pooling_gpu)
 // Global pooling: one thread per plane sums its row (the planes are short: 7x7 in ResNet).
 #include "schedules/pooling_schedule.h"
@@ -76,9 +77,9 @@ void schedule_pooling_gpu(PoolingStages &s) {
         plane_grid(s.output, x, y, z, c, n, v);
     }
     // Each stage one value per thread (a register), computed inside the tap loop of the stage that
-    // consumes it.
+    // consumes it (whole_window: the one stage, per output).
     s.along[2].compute_at(s.output, v.xi);
-    if (s.whole_window) return;  // one stage
+    if (s.whole_window) return;
     s.along[1].compute_at(s.along[2], s.taps[2]);
     s.along[0].compute_at(s.along[1], s.taps[1]);
 }

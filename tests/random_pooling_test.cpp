@@ -740,9 +740,9 @@ bool rows_first_expected(bool avg, DType dtype, int64_t kernel_y, int64_t stride
 // (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
 // unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
 // NEON 4), the window is 2-D, undilated and 3x3 at stride 1 (8-bit MaxPool excepted), or the data
-// is f16 with MaxPool's overlapping windows (f16 on the baseline,
-// which emulates its conversion, never); on the GPU paths for disjoint windows only. Elsewhere the
-// padded kernel, or the rows-first one where that pays (rows_first_expected).
+// is f16 with MaxPool's overlapping windows (f16 on the baseline, which emulates its conversion,
+// never); on the GPU paths for disjoint windows only. Elsewhere the padded kernel, or the
+// rows-first one where that pays (rows_first_expected).
 TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     const Isa isa = active_isa();
     const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
@@ -763,6 +763,7 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"3x3/1, 17 wide", false, DType::f32, 3, 1, 17, false, false},
         {"2x2/1, 17 wide", false, DType::f32, 2, 1, 17, true, false},
         {"f64 2x2/1, 17 wide", false, DType::f64, 2, 1, 17, true, false},
+        {"bf16 2x2/1, 17 wide", false, DType::bf16, 2, 1, 17, true, false},
         {"f16 2x2/1, 17 wide", false, DType::f16, 2, 1, 17, false, false},
         {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, f32_lanes <= 7, true},
         {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, f32_lanes <= 8, true},
@@ -968,54 +969,69 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
 // The unpadded kernels of f32, bf16 and f64 compare values, not keys (pooling_generator.cpp):
 // there too a zero maximum is written as +0, a NaN (here a negative one) wins over infinity and
 // stays, written as the type's canonical quiet NaN, and -inf is a value like any other. Disjoint
-// 1x2 windows, which run the unpadded kernel on every path (checked; f16 not on the baseline, which
-// emulates its conversion); 21 outputs, so a whole vector and the last one shifted inwards on
-// AVX-512 (and a row of 7 before that, the padded or rows-first kernel's where it is narrower
-// than a vector). f16 takes the same kernels, with keys.
+// 1x2 windows, and 2x2 windows whose other row is -inf (the pattern in the first or the second
+// row, so the special values also arrive through a y tap), two output rows (with one, the runtime
+// would see stride 1 along y), which run the unpadded kernel on every path (checked; f16 not on
+// the baseline, which emulates its conversion); rows of 21 outputs, so a whole vector and the last
+// one shifted inwards on AVX-512 (and rows of 7 before that, the padded or rows-first kernel's
+// where they are narrower than a vector). f16 takes the same kernels, with keys.
 TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
     const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
     // Windows: {-0, +0} {-inf, -0} {-0.5, -0} {nan, inf} {inf, nan} {-inf, -inf} {-0, 0.25}
     const std::vector<double> pattern = {-0.0, 0.0, -inf, -0.0, -0.5, -0.0, nan, inf, inf, nan, -inf, -inf, -0.0, 0.25};
-    MaxPoolAttributes a;
-    a.kernel = Shape{1, 2};
-    a.strides = Shape{1, 2};
-    for (DType dtype : kFloatTypes) {
-        const uint64_t quiet_nan = dtype == DType::f32    ? 0x7fc00000
-                                   : dtype == DType::f64  ? 0x7ff8000000000000
-                                   : dtype == DType::bf16 ? 0x7fc0
-                                                          : 0x7e00;  // f16
-        // Every CPU path builds every type's kernels; the GPU backends only those they compute in
-        // (generators/variants.cmake), f32 always.
-        const bool gpu = active_isa() == Isa::cuda || active_isa() == Isa::opencl;
-        if (dtype == DType::f32 || !gpu) {
-            Tensor input = Tensor::dense(dtype, {1, 1, 1, 42});
-            Tensor output = Tensor::dense(dtype, {1, 1, 1, 21});
-            const std::string kernel = "max_pool_" + std::string(dtype_name(dtype));
-            const bool emulated_f16 = dtype == DType::f16 && active_isa() == Isa::baseline;
-            EXPECT_EQ(max_pool_kernel_picked(input, output, a), emulated_f16 ? kernel : kernel + "_unpadded");
-        }
-        for (const int64_t repeats : {1, 3}) {
-            SCOPED_TRACE(std::string(dtype_name(dtype)) + " x" + std::to_string(repeats));
-            std::vector<double> values;
-            for (int64_t r = 0; r < repeats; r++) values.insert(values.end(), pattern.begin(), pattern.end());
-            Tensor input = Tensor::dense(dtype, {1, 1, 1, 14 * repeats});
-            input.set_values(values);
-            Tensor got = Tensor::dense(dtype, {1, 1, 1, 7 * repeats});
-            ASSERT_NO_THROW(max_pool(input.view(), got.view(), a));
-            const TensorView out = got.view();
-            const std::size_t bytes = dtype_size(dtype);
-            for (int64_t i = 0; i < 7 * repeats; i++) {
-                const double v = got.get(i);
-                uint64_t bits = 0;
-                std::memcpy(&bits, static_cast<const uint8_t *>(out.data) + i * static_cast<int64_t>(bytes), bytes);
-                switch (i % 7) {
-                case 3:
-                case 4: EXPECT_EQ(bits, quiet_nan) << "window " << i << ": the canonical quiet NaN"; break;
-                case 5: EXPECT_EQ(v, -inf) << "window " << i; break;
-                case 6: EXPECT_EQ(v, 0.25) << "window " << i; break;
-                default:
-                    EXPECT_EQ(v, 0) << "window " << i;
-                    EXPECT_FALSE(std::signbit(v)) << "window " << i << ": a zero maximum is written as +0";
+    // The pattern's row among the window's rows (rows 1: 1x2 windows).
+    struct Layout {
+        int64_t rows, pattern_row;
+    };
+    for (const Layout layout : {Layout{1, 0}, Layout{2, 0}, Layout{2, 1}}) {
+        MaxPoolAttributes a;
+        a.kernel = Shape{layout.rows, 2};
+        a.strides = Shape{layout.rows, 2};
+        for (DType dtype : kFloatTypes) {
+            const uint64_t quiet_nan = dtype == DType::f32    ? 0x7fc00000
+                                       : dtype == DType::f64  ? 0x7ff8000000000000
+                                       : dtype == DType::bf16 ? 0x7fc0
+                                                              : 0x7e00;  // f16
+            // Every CPU path builds every type's kernels; the GPU backends only those they compute
+            // in (generators/variants.cmake), f32 always.
+            const bool gpu = active_isa() == Isa::cuda || active_isa() == Isa::opencl;
+            if (dtype == DType::f32 || !gpu) {
+                Tensor input = Tensor::dense(dtype, {1, 1, 2 * layout.rows, 42});
+                Tensor output = Tensor::dense(dtype, {1, 1, 2, 21});
+                const std::string kernel = "max_pool_" + std::string(dtype_name(dtype));
+                const bool emulated_f16 = dtype == DType::f16 && active_isa() == Isa::baseline;
+                EXPECT_EQ(max_pool_kernel_picked(input, output, a), emulated_f16 ? kernel : kernel + "_unpadded");
+            }
+            for (const int64_t repeats : {1, 3}) {
+                SCOPED_TRACE(std::string(dtype_name(dtype)) + " x" + std::to_string(repeats) + ", " +
+                             std::to_string(layout.rows) + " rows, pattern in row " + std::to_string(layout.pattern_row));
+                const int64_t width = 14 * repeats;
+                std::vector<double> values(static_cast<std::size_t>(2 * layout.rows * width), -inf);
+                for (int64_t out_row = 0; out_row < 2; out_row++) {
+                    const int64_t row = out_row * layout.rows + layout.pattern_row;
+                    for (int64_t i = 0; i < width; i++) {
+                        values[static_cast<std::size_t>(row * width + i)] = pattern[static_cast<std::size_t>(i % 14)];
+                    }
+                }
+                Tensor input = Tensor::dense(dtype, {1, 1, 2 * layout.rows, width});
+                input.set_values(values);
+                Tensor got = Tensor::dense(dtype, {1, 1, 2, 7 * repeats});
+                ASSERT_NO_THROW(max_pool(input.view(), got.view(), a));
+                const TensorView out = got.view();
+                const std::size_t bytes = dtype_size(dtype);
+                for (int64_t i = 0; i < 2 * 7 * repeats; i++) {
+                    const double v = got.get(i);
+                    uint64_t bits = 0;
+                    std::memcpy(&bits, static_cast<const uint8_t *>(out.data) + i * static_cast<int64_t>(bytes), bytes);
+                    switch (i % 7) {
+                    case 3:
+                    case 4: EXPECT_EQ(bits, quiet_nan) << "window " << i << ": the canonical quiet NaN"; break;
+                    case 5: EXPECT_EQ(v, -inf) << "window " << i; break;
+                    case 6: EXPECT_EQ(v, 0.25) << "window " << i; break;
+                    default:
+                        EXPECT_EQ(v, 0) << "window " << i;
+                        EXPECT_FALSE(std::signbit(v)) << "window " << i << ": a zero maximum is written as +0";
+                    }
                 }
             }
         }
