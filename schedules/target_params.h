@@ -35,6 +35,11 @@ struct TargetParams {
     // Halide stores lane by lane), pooling keeps guarded vectors out of its per-row loops
     // (schedules/pooling_schedule.cpp).
     bool masked_stores = false;
+    // Convolution kernels (general, row pairs, channel vectors) skip the taps of window rows and
+    // planes that lie in the padding, with a test per such tap in the input-channel loop
+    // (generators/convolution_generator.cpp). False where that test cost more than the taps it
+    // saves.
+    bool conv_skips_padding_rows = false;
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
     // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
     bool gpu = false;
