@@ -165,7 +165,7 @@ public:
         // their input rows: C5 took 2.4x the time), pipelines others schedule (the checked-in
         // autoscheduler results were planned without it), nor for windows one row high or one
         // plane deep (1-D layers: a test that never skips). Figures in
-        // docs/PERFORMANCE_HISTORY.md, "2026-11-29, padding rows skipped".
+        // docs/PERFORMANCE_HISTORY.md, "2026-11-29, ad25651".
         const bool skip_padding_rows = !pointwise && !any_depthwise && !scheduled_elsewhere() &&
                                        schedules::target_params(get_target()).conv_skips_padding_rows;
         if (skip_padding_rows) {
