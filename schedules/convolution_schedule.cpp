@@ -12,7 +12,9 @@
 //              margin's zeros, then whole rows; both dense for strides 1 and 2, other strides
 //              copy element by element)
 //              for channel tile / for row / for x tile (pointwise: for x tile / for channel tile):
-//                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile)
+//                sum: for ci, kz, ky, kx: tile FMAs, in registers (fully unrolled tile); where
+//                     TargetParams::conv_skips_padding_rows, each ky (kz) tap's FMAs behind a
+//                     test that its input row (plane) is inside the input (the generator's)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
 //                the channels is guarded)
 //   Depthwise 1-D (depthwise, output one row high, chosen by the runtime) tiles a row only

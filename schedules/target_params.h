@@ -36,7 +36,7 @@ struct TargetParams {
     // (schedules/pooling_schedule.cpp).
     bool masked_stores = false;
     // Convolution kernels (general, row pairs, channel vectors) skip the taps of window rows and
-    // planes that lie in the padding, with a test per such tap in the input-channel loop
+    // planes that lie in the padding, with a test at every row (plane) tap in the input-channel loop
     // (generators/convolution_generator.cpp). False where that test cost more than the taps it
     // saves.
     bool conv_skips_padding_rows = false;
