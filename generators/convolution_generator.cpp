@@ -158,15 +158,14 @@ public:
         // A window row (or plane) that lies in the padding adds zeros: where the target's table
         // says it pays (TargetParams::conv_skips_padding_rows: AVX-512), its taps are skipped, as
         // oneDNN's direct kernels skip them. A test at every ky (and kz) tap in the input-channel
-        // loop, true for every row but the first and last few: 2 of C4's 42 row taps (3x3 on 14 rows),
-        // 4 of C6's 96 (dilation 2 on 32 rows), 2 of C7's 48 plane taps (3-D, 16 planes).
+        // loop, true for every row but the first and last few: 2 of C4's 42 row taps (3x3 on 14
+        // rows), 4 of C6's 96 (dilation 2 on 32 rows), 2 of C7's 48 plane taps (3-D, 16 planes).
         // Columns are not skipped: a tile's vector spans columns inside and outside the input.
         // Not in pointwise kernels (no padding), depthwise ones (C5 took 2.4x the time: the loads
         // of input rows its 7-row tile shares went into the branches), pipelines others schedule
         // (the checked-in autoscheduler results were planned without it), nor for windows one row
         // high or one plane deep (1-D layers, where it never skips; a 1xk window keeps its padding
-        // rows' taps). Figures in
-        // docs/PERFORMANCE_HISTORY.md, "2026-11-29, ad25651".
+        // rows' taps). Figures in docs/PERFORMANCE_HISTORY.md, "2026-11-29, ad25651".
         const bool skip_padding_rows = !pointwise && !any_depthwise && !scheduled_elsewhere() &&
                                        schedules::target_params(get_target()).conv_skips_padding_rows;
         if (skip_padding_rows) {

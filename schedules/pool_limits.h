@@ -58,10 +58,10 @@ struct PoolKernelCall {
 //     on 56- and 112-wide planes; AvgPool 0.76-1.38: faster or slower by path, type and thread
 //     count). 2x2/1: MaxPool f32 0.49-0.77 (811c796's kernels, AVX-512, AVX2 and the baseline),
 //     f64 0.41-0.75, bf16 0.75-0.93 on AVX-512 but on AVX2 0.75-0.82 on 28-wide and 1.16-1.28 on
-//     56-wide planes (taken anyway: one rule per type family), AvgPool 0.81-1.05. Elsewhere 0.24-1.00 (MaxPool
-//     3x3/2 0.77-0.92 on the AVX paths and level on the baseline with the kernels before 811c796,
-//     which then took 0.69-0.89 of that time): the padded kernels specialize 2x2 and 3x3 windows
-//     only, and their copy costs more than it saves.
+//     56-wide planes (taken anyway: one rule per type family), AvgPool 0.81-1.05. Elsewhere
+//     0.24-1.00 (MaxPool 3x3/2 0.77-0.92 on the AVX paths and level on the baseline with the
+//     kernels before 811c796, which then took 0.69-0.89 of that time): the padded kernels
+//     specialize 2x2 and 3x3 windows only, and their copy costs more than it saves.
 //   NEON follows the AVX2 figures (not measured); unequal strides along x and y (3x3 at (2, 1))
 //   were not measured either.
 inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
