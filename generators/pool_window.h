@@ -1,5 +1,6 @@
-// What every pooling generator shares: the data layout, the runtime window attributes, and the
-// taps of one window. The mathematics of each operator lives in pooling_generator.cpp.
+// What every pooling generator shares: the data layout, the runtime window attributes, the taps of
+// one window, and the stages both operators' padded copy and rows-first kernels build with their
+// own reduction. The mathematics of each operator lives in pooling_generator.cpp.
 //
 // Layout: every tensor is 5-D in Halide's innermost-first order (x = W, y = H, z = D, c, n), i.e.
 // an NCDHW tensor. The runtime views 1-D and 2-D pooling as 3-D with extent-1 axes and size-1
@@ -13,6 +14,7 @@
 
 #include <array>
 #include <functional>
+#include <string>
 
 #include "Halide.h"
 
@@ -211,6 +213,58 @@ protected:
             s.along[a] = along[a];
             s.taps[a] = taps[a].x;
         }
+        return s;
+    }
+
+    // The rows-first pipeline (MaxPool's and AvgPool's generate_rows_first), up to the output:
+    // for each output row, the window's rows (its y and z taps) reduced column by column, reading
+    // the input in place (a row outside the input holds `none`: the vector blends it into the
+    // load), into a row of such results inside the margin the windows reach along x (which holds
+    // `none` too), each position written once: the two margins, then the input's columns; then
+    // each output reduced along x over its row. `convert` takes an input element into `work`,
+    // `combine` folds a value into a running result (a max, a sum) that starts at `none`. The
+    // caller defines the output from along_x and fills in output and axis_tables;
+    // `output_extent` is the output's (x, y, z) extents; `op` names the two reductions' Funcs
+    // ("max", "sum": "max_across_rows", which MaxPool's checked-in autoscheduler results name).
+    schedules::RowsFirstStages rows_first_stages(const std::string &op, const Halide::Type &work, const Expr &none,
+                                                 const std::function<Expr(const Expr &, const Expr &)> &combine,
+                                                 const std::array<Expr, kSpatialAxes> &output_extent) {
+        schedules::RowsFirstStages s;
+        Expr end[kSpatialAxes];
+        for (int a = 0; a < kSpatialAxes; a++) end[a] = input_extent(a);
+
+        s.row_taps = Halide::RDom({{0, window_kernel(1)}, {0, window_kernel(2)}}, "row_taps");
+        s.across_rows = Func(op + "_across_rows");
+        Expr iy = tap(1, y, s.row_taps.x), iz = tap(2, z, s.row_taps.y);
+        Expr row_inside = iy >= 0 && iy < end[1] && iz >= 0 && iz < end[2];
+        Expr v = Halide::cast(work, input(x, Halide::clamp(iy, 0, end[1] - 1), Halide::clamp(iz, 0, end[2] - 1), c, n));
+        s.across_rows(x, y, z, c, n) = Halide::cast(work, none);
+        s.across_rows(x, y, z, c, n) = combine(s.across_rows(x, y, z, c, n), Halide::select(row_inside, v, none));
+
+        s.rows = Func("window_rows");
+        const Expr first_x = Halide::min(0, -window_pad(0));
+        const Expr last_x = Halide::max(end[0], tap(0, output_extent[0] - 1, window_kernel(0) - 1) + 1);
+        s.margins = {box_or_origin({first_x}, {Expr(0)}, "margin_x_before"),
+                     box_or_origin({end[0]}, {last_x}, "margin_x_after")};
+        s.columns = Halide::RDom(0, end[0], "input_columns");
+        s.rows(x, y, z, c, n) = Halide::undef(work);
+        for (const Halide::RDom &m : s.margins) s.rows(m.x, y, z, c, n) = Halide::cast(work, none);
+        s.rows(s.columns.x, y, z, c, n) = s.across_rows(s.columns.x, y, z, c, n);
+
+        const Halide::RDom taps_x = taps_along(0);
+        s.taps_x = taps_x.x;
+        s.along_x = Func(op + "_along_x");
+        s.along_x(x, y, z, c, n) = Halide::cast(work, none);
+        s.along_x(x, y, z, c, n) = combine(s.along_x(x, y, z, c, n), s.rows(tap(0, x, taps_x), y, z, c, n));
+
+        // No window is padding only where, along every axis, it is undilated and starts before
+        // the input's end and ends after its start: the schedule specializes on that.
+        s.windows_never_empty = Halide::Internal::const_true();
+        for (int a = 0; a < kSpatialAxes; a++) {
+            s.windows_never_empty = s.windows_never_empty && window_dilation(a) == 1 && window_pad(a) < window_kernel(a) &&
+                                    tap(a, output_extent[a] - 1, 0) < end[a];
+        }
+        describe_window(s);
         return s;
     }
 

@@ -276,52 +276,21 @@ public:
         auto nan_max = [&](const Expr &acc, const Expr &v) {
             return select(is_nan(acc) || is_nan(v), keys.quiet_nan(), max(acc, v));
         };
-        Expr end[kSpatialAxes];
-        for (int a = 0; a < kSpatialAxes; a++) end[a] = input_extent(a);
 
         // ---- Algorithm ----
-        // Across the window's rows, at output row (y, z) and input column x: a row outside the
-        // input is padding (a test per row; the vector blends it into the load).
-        RDom row_taps({{0, window_kernel(1)}, {0, window_kernel(2)}}, "row_taps");
-        Func across_rows("max_across_rows");
-        Expr iy = tap(1, y, row_taps.x), iz = tap(2, z, row_taps.y);
-        Expr row_inside = iy >= 0 && iy < end[1] && iz >= 0 && iz < end[2];
-        Expr v = cast(work, input(x, clamp(iy, 0, end[1] - 1), clamp(iz, 0, end[2] - 1), c, n));
-        across_rows(x, y, z, c, n) = none;
-        across_rows(x, y, z, c, n) = nan_max(across_rows(x, y, z, c, n), select(row_inside, v, none));
-
-        // Those rows inside the margin the windows reach along x (padding), each position written
-        // once: the two margins, then the input's columns.
-        Func rows("window_rows");
-        const Expr first_x = min(0, -window_pad(0));
-        const Expr last_x = max(end[0], tap(0, output.dim(0).extent() - 1, window_kernel(0) - 1) + 1);
-        const std::array<RDom, 2> margins = {box_or_origin({first_x}, {Expr(0)}, "margin_x_before"),
-                                             box_or_origin({end[0]}, {last_x}, "margin_x_after")};
-        const RDom columns(0, end[0], "input_columns");
-        rows(x, y, z, c, n) = undef(work);
-        for (const RDom &m : margins) rows(m.x, y, z, c, n) = none;
-        rows(columns.x, y, z, c, n) = across_rows(columns.x, y, z, c, n);
-
-        const RDom taps_x = taps_along(0);
-        Func along_x("max_along_x");
-        along_x(x, y, z, c, n) = none;
-        along_x(x, y, z, c, n) = nan_max(along_x(x, y, z, c, n), rows(tap(0, x, taps_x), y, z, c, n));
+        schedules::RowsFirstStages stages = rows_first_stages(
+            "max", work, none, nan_max, {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
 
         // A window of padding only (no tap counted along some axis): the lowest finite value
-        // (OpenVINO). Never the case for undilated windows that start before the input's end and
-        // end after its start, along every axis: the schedule specializes on that.
+        // (OpenVINO). Never the case where stages.windows_never_empty holds: the schedule
+        // specializes on that.
         Func counted[kSpatialAxes];
-        Expr windows_never_empty = Internal::const_true();
-        for (int a = 0; a < kSpatialAxes; a++) {
-            counted[a] = counted_taps(a, 0, end[a]);
-            windows_never_empty = windows_never_empty && window_dilation(a) == 1 && window_pad(a) < window_kernel(a) &&
-                                  tap(a, output.dim(a).extent() - 1, 0) < end[a];
-        }
+        for (int a = 0; a < kSpatialAxes; a++) counted[a] = counted_taps(a, 0, input_extent(a));
         // (An autoscheduler gets the plain test: Mullapudi2016 stops, on an internal error, at an
         // output whose definition reads the output's own extents.)
         Expr empty = counted[0](x) * counted[1](y) * counted[2](z) == 0;
-        if (!scheduled_elsewhere()) empty = !windows_never_empty && empty;
-        Expr value = keys.positive_zero(along_x(x, y, z, c, n));
+        if (!scheduled_elsewhere()) empty = !stages.windows_never_empty && empty;
+        Expr value = keys.positive_zero(stages.along_x(x, y, z, c, n));
         output(x, y, z, c, n) = to_data_type(data_type(), select(empty, keys.lowest(), value));
 
         // ---- Estimates (autoschedulers) ----
@@ -336,18 +305,8 @@ public:
         require_dense_from_zero(input);
         require_dense_from_zero(output);
         if (scheduled_elsewhere()) return;
-        schedules::RowsFirstStages stages;
         stages.output = output;
-        stages.across_rows = across_rows;
-        stages.row_taps = row_taps;
-        stages.rows = rows;
-        stages.margins = margins;
-        stages.columns = columns;
-        stages.along_x = along_x;
-        stages.taps_x = taps_x.x;
         stages.axis_tables = {counted[0], counted[1], counted[2]};
-        stages.windows_never_empty = windows_never_empty;
-        describe_window(stages);
         schedules::schedule_rows_first_pooling(stages, target_params(), work);
     }
 
@@ -368,6 +327,10 @@ public:
     // window is OpenVINO's include-pad (the whole kernel volume). Padding itself always adds 0.
     Input<int[kSpatialAxes]> count_begin{"count_begin"};
     Input<int[kSpatialAxes]> count_end{"count_end"};
+    // Sum each window's rows first, reading the input in place (padded kernels of floating-point
+    // types): see generate_rows_first. The runtime picks this kernel where it pays
+    // (rows_first_kernel_pays, schedules/pool_limits.h).
+    GeneratorParam<bool> rows_first{"rows_first", false};
 
     // Averages, NCDHW as (x, y, z, c, n), type data_type.
     Output<Buffer<void, 5>> output{"output"};
@@ -378,6 +341,7 @@ public:
     }
 
     void generate() {
+        if (rows_first) return generate_rows_first();
         // ---- Algorithm ----
         // Values are summed in the work type (f32, or f64 for f64 data); padding holds 0. Global
         // pooling has no padding (the runtime guarantees it): its taps read the input itself, as
@@ -403,30 +367,10 @@ public:
             }
         }
 
-        // The divisor counts a window's taps inside [count_begin, count_end), one axis at a time.
-        Func counted[kSpatialAxes];
-        const FixedLayer &layer_shape = fixed_layer();
-        for (int a = 0; a < kSpatialAxes; a++) {
-            counted[a] = counted_taps(a, layer_shape.value("count_begin", a, count_begin[a]),
-                                      layer_shape.value("count_end", a, count_end[a]));
-        }
-        Expr count = counted[0](x) * counted[1](y) * counted[2](z);
-
-        // A window that counts no tap (exclude-pad, all padding) averages to 0.
-        Expr sum = along[kSpatialAxes - 1](x, y, z, c, n);
-        output(x, y, z, c, n) = to_data_type(data_type(), select(count > 0, sum / cast(work, max(count, 1)), zero));
+        std::array<Func, kSpatialAxes> counted = define_average(along[kSpatialAxes - 1](x, y, z, c, n), work);
 
         // ---- Estimates (autoschedulers) ----
-        set_input_estimates();
-        for (int a = 0; a < kSpatialAxes; a++) {
-            count_begin.set_estimate(a, 0);
-            count_end.set_estimate(a, global ? (a == 0 ? EstimateShape::global_plane : 1) : EstimateShape::in[a]);
-        }
-        set_output_estimates(output);
-        fix_window_layer();
-        layer_shape.estimate(count_begin, "count_begin");
-        layer_shape.estimate(count_end, "count_end");
-        layer_shape.constrain(output, "output");
+        set_estimates();
 
         // ---- Schedule ----
         require_dense_from_zero(input);
@@ -442,8 +386,74 @@ public:
         }
     }
 
+    // Rows first, as MaxPool's generate_rows_first: for each output row, the window's rows summed
+    // column by column, reading the input in place (a row outside the input adds 0), into a row of
+    // sums inside a margin of zeros; then each output sums along x over its row, and is divided as
+    // above. Nothing is copied: where the padded kernel copies each plane into a padded scratch
+    // (its margins filled row by row) and then sums along x first, this reads each input element
+    // once per window row that holds it (the runtime's rule, pool_limits.h, has the figures).
+    // The sums add the window's elements in another order than the padded kernel's (rows, then
+    // columns): results may differ from it in the last bits.
+    void generate_rows_first() {
+        const Type work = work_type(data_type());
+        if (global || !padded || !work.is_float()) {
+            throw CompileError("avg_pool: rows_first is for padded kernels of floating-point types");
+        }
+        const Expr zero = cast(work, 0);
+
+        // ---- Algorithm ----
+        schedules::RowsFirstStages stages = rows_first_stages(
+            "sum", work, zero, [](const Expr &acc, const Expr &v) { return acc + v; },
+            {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
+        std::array<Func, kSpatialAxes> counted = define_average(stages.along_x(x, y, z, c, n), work);
+
+        // ---- Estimates (autoschedulers) ----
+        set_estimates();
+
+        // ---- Schedule ----
+        require_dense_from_zero(input);
+        require_dense_from_zero(output);
+        if (scheduled_elsewhere()) return;
+        stages.output = output;
+        stages.axis_tables = {counted[0], counted[1], counted[2]};
+        schedules::schedule_rows_first_pooling(stages, target_params(), work);
+    }
+
+    // The output: a window's sum divided by the taps its divisor counts, those inside
+    // [count_begin, count_end) (one table per axis, returned for the schedule).
+    std::array<Func, kSpatialAxes> define_average(const Expr &sum, const Type &work) {
+        std::array<Func, kSpatialAxes> counted;
+        const FixedLayer &layer_shape = fixed_layer();
+        for (int a = 0; a < kSpatialAxes; a++) {
+            counted[a] = counted_taps(a, layer_shape.value("count_begin", a, count_begin[a]),
+                                      layer_shape.value("count_end", a, count_end[a]));
+        }
+        Expr count = counted[0](x) * counted[1](y) * counted[2](z);
+        // A window that counts no tap (exclude-pad, all padding) averages to 0.
+        const Expr zero = cast(work, 0);
+        output(x, y, z, c, n) = to_data_type(data_type(), select(count > 0, sum / cast(work, max(count, 1)), zero));
+        return counted;
+    }
+
+    void set_estimates() {
+        const FixedLayer &layer_shape = fixed_layer();
+        set_input_estimates();
+        for (int a = 0; a < kSpatialAxes; a++) {
+            count_begin.set_estimate(a, 0);
+            count_end.set_estimate(a, global ? (a == 0 ? EstimateShape::global_plane : 1) : EstimateShape::in[a]);
+        }
+        set_output_estimates(output);
+        fix_window_layer();
+        layer_shape.estimate(count_begin, "count_begin");
+        layer_shape.estimate(count_end, "count_end");
+        layer_shape.constrain(output, "output");
+    }
+
     void schedule() {
-        apply_checked_in_schedule(global ? "avg_pool_global" : padded ? "avg_pool" : "avg_pool_unpadded");
+        apply_checked_in_schedule(global       ? "avg_pool_global"
+                                  : rows_first ? "avg_pool_rows_first"
+                                  : padded     ? "avg_pool"
+                                               : "avg_pool_unpadded");
     }
 };
 

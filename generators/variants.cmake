@@ -19,6 +19,7 @@ set(POOLCONV_ALGORITHMS
     "avg_pool avg_pool"
     "avg_pool_unpadded avg_pool padded=false"
     "avg_pool_global avg_pool global=true"
+    "avg_pool_rows_first avg_pool rows_first=true"
     "convolution convolution"
     "convolution_pointwise convolution plan=pointwise"
     "convolution_depthwise convolution plan=depthwise"
@@ -40,6 +41,7 @@ set(POOLCONV_KERNELS
     "avg_pool_{type} avg_pool f32,f16,bf16,f64"
     "avg_pool_{type}_unpadded avg_pool_unpadded f32,f16,bf16,f64"
     "global_avg_pool_{type} avg_pool_global f32,f16,bf16,f64"
+    "avg_pool_{type}_rows_first avg_pool_rows_first f32"
     "conv_{type} convolution f32,f16,bf16,f64"
     "conv_{type}_depthwise convolution_depthwise f32,f16,bf16,f64"
     "conv_{type}_depthwise_1d convolution_depthwise_1d f32,f16,bf16,f64"
@@ -58,9 +60,10 @@ set(POOLCONV_AVX512_ONLY_PLANS channel_vectors)
 # stage (schedules/conv_plan.h); CPUs read every window where it lies anyway.
 set(POOLCONV_GPU_ONLY_PLANS wide_window)
 
-# Algorithm variants built for the AVX2 and AVX-512 paths only: the rows-first MaxPool, measured
-# there (schedules/pool_limits.h, rows_first_kernel_pays); elsewhere the padded kernels serve.
-set(POOLCONV_X86_AVX_ONLY_ALGORITHMS max_pool_rows_first)
+# Algorithm variants built for the AVX2 and AVX-512 paths only: the rows-first MaxPool and AvgPool,
+# measured there (schedules/pool_limits.h, rows_first_kernel_pays); elsewhere the padded kernels
+# serve.
+set(POOLCONV_X86_AVX_ONLY_ALGORITHMS max_pool_rows_first avg_pool_rows_first)
 
 # Authors of the checked-in autoscheduler results (schedules/autoscheduled/<author>/), which the
 # build also compiles as f32 kernels <kernel>_<author> on the avx2 path (the target they were

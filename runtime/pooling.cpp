@@ -152,7 +152,8 @@ void describe_path(const detail::CallPath &path, PoolKernelCall &call) {
 // The kernel for a call: `base` (e.g. "max_pool_f32"), or one that reads the input in place
 // instead of a padded copy of each plane, where the path has it and it pays there
 // (schedules/pool_limits.h): the unpadded kernel where every window lies inside the input
-// (unpadded_kernel_pays), else the rows-first kernel (values-only MaxPool, rows_first_kernel_pays).
+// (unpadded_kernel_pays), else the rows-first kernel (values-only MaxPool and AvgPool of f32,
+// rows_first_kernel_pays).
 // The padded and rows-first kernels' scratch buffers, of `compared_bytes` per element (the type
 // the kernels compare or sum), are bounded: checked (padded_plane_error) before any output is
 // written; past the padded kernel's limit the unpadded kernel runs where it can.

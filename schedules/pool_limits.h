@@ -16,14 +16,15 @@ constexpr int kMaxPoolOvercompute = 63;
 // row (into nothing kept), reading the input rows their windows would.
 constexpr int kPooledRowsPerStep = 2;
 
-// The rows-first MaxPool kernels (generate_rows_first, generators/pooling_generator.cpp) reduce
-// the window rows of this many output rows per step, into a scratch band of as many rows.
+// The rows-first kernels (MaxPool's and AvgPool's generate_rows_first,
+// generators/pooling_generator.cpp) reduce the window rows of this many output rows per step, into
+// a scratch band of as many rows.
 constexpr int kRowsFirstBandRows = 8;
 
 // Besides the padded kernels, which copy each plane once into a padded scratch, the runtime may
 // call kernels that read the input in place: where every window lies inside the input, the
 // unpadded kernels (generators/pool_window.h, padded=false), converting each tap; elsewhere, for
-// f32 MaxPool, the rows-first kernel. What the rules below need to know of a call (window numbers
+// f32 MaxPool (values only) and AvgPool, the rows-first kernels. What the rules below need to know of a call (window numbers
 // in Halide axis order: 0 = x, 1 = y, 2 = z; 1 along the axes a call lacks):
 struct PoolKernelCall {
     bool avg = false;         // AvgPool (sums); else MaxPool, values only
@@ -81,10 +82,20 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
     return !(stride_one_box && c.kernel[0] == 3);
 }
 
-// Where the padded kernel would run otherwise, f32 MaxPool (values only) takes the rows-first
-// kernel (generate_rows_first in generators/pooling_generator.cpp; built for the AVX2 and AVX-512
-// paths), which reads the input in place where the padded kernel copies and encodes each plane
-// first. Measured on Zen 4 at 1 and 2 threads (docs/PERFORMANCE_HISTORY.md, "2026-11-29,
+// Where the padded kernel would run otherwise, f32 MaxPool (values only) and f32 AvgPool take the
+// rows-first kernels (generate_rows_first in generators/pooling_generator.cpp; built for the AVX2
+// and AVX-512 paths), which read the input in place where the padded kernels copy (MaxPool: and
+// encode) each plane first. One rule for both: the same windows pay.
+// AvgPool, measured on Zen 4 (docs/PERFORMANCE_HISTORY.md, 2026-11-29, "AvgPool rows first"; its
+// time over the padded kernel's, fastest of 9 interleaved turns, AVX-512 1 / 2 threads, AVX2 1 / 2):
+// 3x3/2 pad 1 on 112x112 0.62 / 0.63, 0.54 / 0.57, on 56x56 0.81 / 0.78, 0.62 / 0.63; 3x3/2 and 2x2/2
+// ceil on 55x55 0.82-0.90 / 0.74-0.84, 0.78-0.88 / 0.74-0.83; 5x5/1 0.59 / 0.58, 0.65 / 0.64; 3-D
+// 3x3x3/2 0.69 / 0.67, 0.71 / 0.70; 1-D 3/2 0.55 / 0.55, 0.85 / 0.83; 3x3/2 dilated 2 0.52 / 0.54,
+// 0.62 / 0.71. Not taken, as for MaxPool: 3x3/1 1.08-1.33 / 1.02-1.23 (AVX2 0.90-1.16 /
+// 0.89-1.19: 56x56 planes faster, 14x14 to 35x35 slower), 2x2/1 1.21 / 1.17, 1.05 / 1.04, and
+// that with a rows-first kernel that specialized these windows as well (the one built does not:
+// 1.3-2.1x that time on them).
+// MaxPool, measured on Zen 4 at 1 and 2 threads (docs/PERFORMANCE_HISTORY.md, "2026-11-29,
 // dd090da", has the table; figures: its time over the padded kernel's, AVX-512, fastest / median),
 // before 27f2303 gave the rows-first kernels larger tasks (0.65-1.0 of their time since, at 2
 // threads; the excluded stride-1 windows not measured again):
@@ -101,7 +112,7 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
 //     threads 0.63-1.34, three of the four faster; AVX2 0.77-1.50).
 // An autoscheduler's kernels and the GPU paths (vector_bytes 0) keep the padded kernel.
 inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
-    if (c.vector_bytes == 0 || c.avg || c.f16 || c.eight_bit) return false;
+    if (c.vector_bytes == 0 || c.f16 || c.eight_bit) return false;
     return !(c.stride[1] == 1 && c.dilation[1] == 1 && (c.kernel[1] == 2 || c.kernel[1] == 3));
 }
 

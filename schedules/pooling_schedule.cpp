@@ -33,8 +33,9 @@
 //   kernel (dense loads, tap loops); everything else takes the general path (gathers for
 //   runtime strides).
 //
-// Rows first (schedule_rows_first_pooling): MaxPool's kernels that reduce each window's rows
-// first, reading the input in place (no padded copy), then along x over a band of such rows.
+// Rows first (schedule_rows_first_pooling): MaxPool's and AvgPool's kernels that reduce each
+// window's rows first, reading the input in place (no padded copy), then along x over a band of
+// such rows.
 //
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), kept in
@@ -283,7 +284,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     for (int st : {1, 2}) s.along[0].update().specialize(s.stride[0] == st);
 }
 
-// Rows first (MaxPool's rows_first kernels, RowsFirstStages):
+// Rows first (MaxPool's and AvgPool's rows_first kernels, RowsFirstStages):
 //   output:  for n, for c (parallel; planes per task as the unpadded kernels') / for z / for bands
 //            of kRowsFirstBandRows output rows: [the band's rows] / for y in the band / for x in
 //            vectors of L lanes (the last guarded where masked stores are cheap, else shifted
@@ -355,7 +356,7 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
 
     // The hot windows, at stride 2 along y: the runtime sends 2- and 3-row windows at stride 1
     // to the padded kernels (rows_first_kernel_pays). Then any window that is never padding only
-    // (no test per output: P1 0.89x the time).
+    // (MaxPool's output then tests no window for padding only: P1 0.89x the time).
     const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
     const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;
     for (int k : {3, 2}) {

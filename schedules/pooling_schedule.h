@@ -41,7 +41,7 @@ struct PoolingStages {
     Halide::Expr kernel[3], stride[3], dilation[3];
 };
 
-// The Funcs of MaxPool's rows-first pipeline (generate_rows_first in
+// The Funcs of the rows-first pipelines (MaxPool's and AvgPool's generate_rows_first in
 // generators/pooling_generator.cpp): across_rows reduces the window's rows (y and z taps,
 // row_taps) reading the input in place, at one input column; rows holds those per output row
 // inside a margin of padding (updates 0 and 1: the margins, update 2: `columns`, the input's
@@ -55,8 +55,10 @@ struct RowsFirstStages {
     Halide::RDom columns;
     Halide::Func along_x;
     Halide::RVar taps_x;
-    std::vector<Halide::Func> axis_tables;  // taps counted per axis (windows of padding only)
-    // Where this holds the output needs no test for windows of padding only.
+    // Taps counted per axis: MaxPool's test for windows of padding only, AvgPool's divisors.
+    std::vector<Halide::Func> axis_tables;
+    // Where this holds, no window is padding only: MaxPool's output needs no test for that
+    // (AvgPool's tests its count either way).
     Halide::Expr windows_never_empty;
     Halide::Expr input_plane_elements;  // the input's x * y * z extents
     Halide::Expr kernel[3], stride[3], dilation[3];

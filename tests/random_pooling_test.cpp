@@ -26,6 +26,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <sstream>
@@ -726,13 +727,13 @@ std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const Av
                          [&] { avg_pool(input.view(), output.view(), a); });
 }
 
-// Whether f32 MaxPool (values only) takes the rows-first kernel where the padded kernel would run
-// otherwise (rows_first_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the
-// only ones it is built for), unless the window is undilated, 2 or 3 rows at stride 1 along y.
-// (The runtime sees stride 1 along an axis of one output: every call here has more.)
-bool rows_first_expected(bool avg, DType dtype, int64_t kernel_y, int64_t stride_y, int64_t dilation_y = 1) {
+// Whether f32 MaxPool (values only) and AvgPool take the rows-first kernel where the padded kernel
+// would run otherwise (rows_first_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512
+// paths (the only ones it is built for), unless the window is undilated, 2 or 3 rows at stride 1
+// along y. (The runtime sees stride 1 along an axis of one output: every call here has more.)
+bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_t dilation_y = 1) {
     const Isa isa = active_isa();
-    if (avg || dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512)) return false;
+    if (dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512)) return false;
     return !(stride_y == 1 && dilation_y == 1 && (kernel_y == 2 || kernel_y == 3));
 }
 
@@ -799,7 +800,7 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         Tensor input = Tensor::dense(c.dtype, in_shape), output = Tensor::dense(c.dtype, out_shape);
         const std::string base = std::string(c.avg ? "avg_pool_" : "max_pool_") + dtype_name(c.dtype);
         const bool unpadded = gpu ? c.unpadded_on_gpu : c.unpadded_on_cpu;
-        const bool rows_first = rows_first_expected(c.avg, c.dtype, c.kernel, c.stride, c.dilation);
+        const bool rows_first = rows_first_expected(c.dtype, c.kernel, c.stride, c.dilation);
         const std::string expected = unpadded ? base + "_unpadded" : rows_first ? base + "_rows_first" : base;
         const std::size_t spatial = c.three_d ? 3 : 2;
         PoolAttributes pa;
@@ -826,22 +827,28 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     a.pads_end = Shape{0, 1};
     Tensor padded_output = Tensor::dense(DType::f32, {1, 2, 4, 18});
     EXPECT_EQ(max_pool_kernel_picked(input, padded_output, a),
-              rows_first_expected(false, DType::f32, 3, 2) ? "max_pool_f32_rows_first" : "max_pool_f32");
+              rows_first_expected(DType::f32, 3, 2) ? "max_pool_f32_rows_first" : "max_pool_f32");
+    AvgPoolAttributes avg;
+    static_cast<PoolAttributes &>(avg) = static_cast<const PoolAttributes &>(a);
+    EXPECT_EQ(avg_pool_kernel_picked(input, padded_output, avg),
+              rows_first_expected(DType::f32, 3, 2) ? "avg_pool_f32_rows_first" : "avg_pool_f32");
+    avg.strides = Shape{1, 1};
+    Tensor stride_one_output = Tensor::dense(DType::f32, {1, 2, 7, 35});
+    EXPECT_EQ(avg_pool_kernel_picked(input, stride_one_output, avg), "avg_pool_f32");
 }
 
-// The rows-first kernels (f32 MaxPool, values only: generate_rows_first in
-// generators/pooling_generator.cpp) read the input in place, compare values with -infinity for
-// padding, and find windows of padding only by geometry. Padded calls they take: 2-D 3x3/2 and
-// 2x2/2 windows, 1-D, 3-D, a 5x5/1 and dilated windows, with pads up to beyond the window (windows
-// of padding only), ceil rounding, every output width around 8 and 16 lanes, over data of NaNs (negative
-// ones), +-inf, signed zeros, the type's lowest value and ties. Each call must pick the kernel the
-// rule says and match the reference exactly, with +0 for a zero maximum and the canonical NaN.
-TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
-    Rng rng(6206);
-    test::FailureBudget budget;
-    const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
-    const double low = reference::lowest_finite(DType::f32);
-    const double specials[] = {nan, inf, -inf, -0.0, 0.0, low, 1.5, -2.0};
+// The padded calls the rows-first kernels take (generate_rows_first in
+// generators/pooling_generator.cpp), each passed to `check`: 2-D 3x3/2 and 2x2/2 windows, 1-D, 3-D,
+// a 5x5/1 and dilated windows, with pads up to beyond the window (windows of padding only), ceil
+// rounding, every output width around 8 and 16 lanes (2x3 planes of 2 or 3 channels). `check`
+// gets whether the rule sends the call to the rows-first kernels (rows_first_expected), and
+// whether some window reaches the padding (where none does, the unpadded kernel's rule decides).
+struct RowsFirstCall {
+    Shape input_shape, output_shape;
+    PoolAttributes attributes;
+    bool rows_first, reaches_padding;
+};
+void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &check) {
     struct Window {
         int spatial;
         int64_t kernel, stride, pad_begin, pad_end;
@@ -854,10 +861,11 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
                               {2, 3, 1, 2, 2, false, 2}};
     for (const Window &w : windows) {
         for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34}) {
-            Shape in_shape = {2, 3};
-            PoolAttributes pa;
+            RowsFirstCall call;
+            call.input_shape = {2, 3};
+            PoolAttributes &pa = call.attributes;
             for (int i = 0; i < w.spatial; i++) {
-                in_shape.push_back(i == w.spatial - 1 ? in_w : 5 + i);
+                call.input_shape.push_back(i == w.spatial - 1 ? in_w : 5 + i);
                 pa.kernel.push_back(w.kernel);
                 pa.strides.push_back(w.stride);
                 pa.pads_begin.push_back(w.pad_begin);
@@ -867,56 +875,117 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
             if (w.ceil) pa.rounding = Rounding::ceil;
             PoolGeometry geometry;
             try {
-                geometry = infer_pool_shape(in_shape, pa);
+                geometry = infer_pool_shape(call.input_shape, pa);
             } catch (const Error &) {
                 continue;  // no output along some axis
             }
-            const Shape out_shape = geometry.output_shape;
-            bool reaches_padding = false;  // else the unpadded kernel's rule decides
+            call.output_shape = geometry.output_shape;
+            call.reaches_padding = false;
             for (int i = 0; i < w.spatial; i++) {
-                const int64_t pb = geometry.pads_begin[static_cast<std::size_t>(i)];
-                const int64_t last_tap =
-                    (out_shape[static_cast<std::size_t>(i) + 2] - 1) * w.stride + (w.kernel - 1) * w.dilation - pb;
-                reaches_padding = reaches_padding || pb > 0 || last_tap >= in_shape[static_cast<std::size_t>(i) + 2];
+                const auto axis = static_cast<std::size_t>(i);
+                const int64_t pb = geometry.pads_begin[axis];
+                const int64_t last_tap = (call.output_shape[axis + 2] - 1) * w.stride + (w.kernel - 1) * w.dilation - pb;
+                call.reaches_padding = call.reaches_padding || pb > 0 || last_tap >= call.input_shape[axis + 2];
             }
-            MaxPoolAttributes a;
-            static_cast<PoolAttributes &>(a) = pa;
-            Tensor input = Tensor::dense(DType::f32, in_shape);
-            std::vector<double> values(static_cast<std::size_t>(input.element_count()));
-            for (double &v : values) v = chance(rng, 0.3) ? specials[uniform(rng, 0, 7)] : uniform(rng, -3, 3);
-            input.set_values(values);
-            Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
-            reference::max_pool(input.view(), expected.view(), a);
-            const Geometry g{in_shape, pa, out_shape};
-            const std::string where = context(0, "max_pool", DType::f32, g, test::describe(a));
             const int64_t kernel_y = w.spatial >= 2 ? w.kernel : 1, stride_y = w.spatial >= 2 ? w.stride : 1;
-            const bool rows_first = rows_first_expected(false, DType::f32, kernel_y, stride_y, w.dilation);
-            const std::string picked = max_pool_kernel_picked(input, got, a);
-            if (reaches_padding) {
-                budget.check(::testing::AssertionResult(rows_first == (picked == "max_pool_f32_rows_first"))
+            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation);
+            check(call);
+        }
+    }
+}
+
+// The MaxPool rows-first kernel (values only) reads the input in place, compares values with
+// -infinity for padding, and finds windows of padding only by geometry. Over data of NaNs
+// (negative ones), +-inf, signed zeros, the type's lowest value and ties, each call
+// (for_each_rows_first_call) must pick the kernel the rule says and match the reference exactly,
+// with +0 for a zero maximum and the canonical NaN.
+TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
+    Rng rng(6206);
+    test::FailureBudget budget;
+    const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
+    const double low = reference::lowest_finite(DType::f32);
+    const double specials[] = {nan, inf, -inf, -0.0, 0.0, low, 1.5, -2.0};
+    for_each_rows_first_call([&](const RowsFirstCall &call) {
+        MaxPoolAttributes a;
+        static_cast<PoolAttributes &>(a) = call.attributes;
+        Tensor input = Tensor::dense(DType::f32, call.input_shape);
+        std::vector<double> values(static_cast<std::size_t>(input.element_count()));
+        for (double &v : values) v = chance(rng, 0.3) ? specials[uniform(rng, 0, 7)] : uniform(rng, -3, 3);
+        input.set_values(values);
+        Tensor got = Tensor::dense(DType::f32, call.output_shape), expected = Tensor::dense(DType::f32, call.output_shape);
+        reference::max_pool(input.view(), expected.view(), a);
+        const Geometry g{call.input_shape, call.attributes, call.output_shape};
+        const std::string where = context(0, "max_pool", DType::f32, g, test::describe(a));
+        const std::string picked = max_pool_kernel_picked(input, got, a);
+        if (call.reaches_padding) {
+            budget.check(::testing::AssertionResult(call.rows_first == (picked == "max_pool_f32_rows_first"))
+                             << "picked " << picked,
+                         where);
+        }
+        try {
+            max_pool(input.view(), got.view(), a);
+        } catch (const Error &e) {
+            budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+            return;
+        }
+        budget.check(test::tensors_match(got, expected), where);
+        const float *out = static_cast<const float *>(got.view().data);
+        for (int64_t i = 0; i < got.element_count(); i++) {
+            uint32_t bits;
+            std::memcpy(&bits, &out[i], 4);
+            if (std::isnan(out[i])) {
+                budget.check(::testing::AssertionResult(bits == 0x7fc00000u) << "NaN bits " << bits << " at " << i,
+                             where);
+            } else if (out[i] == 0) {
+                budget.check(::testing::AssertionResult(!std::signbit(out[i])) << "-0 at " << i, where);
+            }
+        }
+    });
+}
+
+// The AvgPool rows-first kernel (f32) sums each window's rows first, reading the input in place
+// (padding adds 0), and divides by the taps each axis counts. Each call (for_each_rows_first_call),
+// in every padding mode (exclude-pad, ONNX's count_include_pad, OpenVINO's include-pad; windows
+// of padding only average to 0 excluding padding), over random data with some NaNs and
+// infinities, must pick the kernel the rule says and match the reference: the same NaNs and
+// infinities, finite values within 1e-5 (the rows are summed before the columns, the reference
+// adds in scan order).
+TEST_P(RandomPooling, AvgPoolRowsFirstWindows) {
+    Rng rng(6207);
+    test::FailureBudget budget;
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const double specials[] = {nan, inf, -inf, -0.0};
+    for_each_rows_first_call([&](const RowsFirstCall &call) {
+        for (const AvgPadMode mode : {AvgPadMode::exclude_pad, AvgPadMode::include_pad, AvgPadMode::include_pad_openvino}) {
+            AvgPoolAttributes a;
+            static_cast<PoolAttributes &>(a) = call.attributes;
+            a.pad_mode = mode;
+            Tensor input = Tensor::dense(DType::f32, call.input_shape);
+            std::vector<double> values(static_cast<std::size_t>(input.element_count()));
+            for (double &v : values) v = chance(rng, 0.03) ? specials[uniform(rng, 0, 3)] : uniform(rng, -3, 3);
+            input.set_values(values);
+            Tensor got = Tensor::dense(DType::f32, call.output_shape), expected = Tensor::dense(DType::f32, call.output_shape);
+            reference::avg_pool(input.view(), expected.view(), a);
+            const Geometry g{call.input_shape, call.attributes, call.output_shape};
+            const std::string where = context(0, "avg_pool", DType::f32, g, test::describe(a));
+            const std::string picked = avg_pool_kernel_picked(input, got, a);
+            if (call.reaches_padding) {
+                budget.check(::testing::AssertionResult(call.rows_first == (picked == "avg_pool_f32_rows_first"))
                                  << "picked " << picked,
                              where);
             }
             try {
-                max_pool(input.view(), got.view(), a);
+                avg_pool(input.view(), got.view(), a);
             } catch (const Error &e) {
                 budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
                 continue;
             }
-            budget.check(test::tensors_match(got, expected), where);
-            const float *out = static_cast<const float *>(got.view().data);
-            for (int64_t i = 0; i < got.element_count(); i++) {
-                uint32_t bits;
-                std::memcpy(&bits, &out[i], 4);
-                if (std::isnan(out[i])) {
-                    budget.check(::testing::AssertionResult(bits == 0x7fc00000u) << "NaN bits " << bits << " at " << i,
-                                 where);
-                } else if (out[i] == 0) {
-                    budget.check(::testing::AssertionResult(!std::signbit(out[i])) << "-0 at " << i, where);
-                }
-            }
+            test::CompareOptions o;
+            o.rel_tol = 1e-5;
+            o.abs_tol = 3e-5;  // values up to 3: sums of up to 25 of them cancel
+            budget.check(test::tensors_match(got, expected, o), where);
         }
-    }
+    });
 }
 
 // A call the rule sends to the padded kernel (its rows narrower than a vector) whose padded plane
@@ -924,9 +993,10 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
 // (2, 1024) over 8192 rows of 1026 columns, two outputs per row, where the padded plane (every row
 // computed 63 outputs past its end, 65 windows: 65538 columns of 4 bytes, 8194 rows) would need 2^31 + 589840
 // bytes. CPU paths (the GPU paths take the unpadded kernel for these disjoint windows anyway).
-// MaxPool on the AVX paths takes the rows-first kernel instead (its scratch, 8 rows of that
-// width, fits), but not at strides (1, 1024) (2-row windows at stride 1 along y: padded, 8193 rows
-// of those 65538 columns, 2^31 + 327688 bytes): that call runs the unpadded kernel everywhere.
+// f32 MaxPool and AvgPool on the AVX paths take the rows-first kernels instead (their scratch, 8
+// rows of that width, fits), but not at strides (1, 1024) (2-row windows at stride 1 along y:
+// padded, 8193 rows of those 65538 columns, 2^31 + 327688 bytes): that call runs the unpadded
+// kernel everywhere.
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     const Isa isa = active_isa();
     if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
@@ -945,7 +1015,7 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     }
     Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
     EXPECT_EQ(max_pool_kernel_picked(input, got, ma),
-              rows_first_expected(false, DType::f32, 2, 2) ? "max_pool_f32_rows_first" : "max_pool_f32_unpadded");
+              rows_first_expected(DType::f32, 2, 2) ? "max_pool_f32_rows_first" : "max_pool_f32_unpadded");
     ASSERT_NO_THROW(max_pool(input.view(), got.view(), ma));
     reference::max_pool(input.view(), expected.view(), ma);
     EXPECT_TRUE(test::tensors_match(got, expected));
@@ -958,12 +1028,19 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     ASSERT_NO_THROW(max_pool(input.view(), got_rows.view(), stride_one));
     reference::max_pool(input.view(), expected_rows.view(), stride_one);
     EXPECT_TRUE(test::tensors_match(got_rows, expected_rows));
-    EXPECT_EQ(avg_pool_kernel_picked(input, got, aa), "avg_pool_f32_unpadded");
+    EXPECT_EQ(avg_pool_kernel_picked(input, got, aa),
+              rows_first_expected(DType::f32, 2, 2) ? "avg_pool_f32_rows_first" : "avg_pool_f32_unpadded");
     ASSERT_NO_THROW(avg_pool(input.view(), got.view(), aa));
     reference::avg_pool(input.view(), expected.view(), aa);
     test::CompareOptions o;
     o.rel_tol = 1e-6;
     EXPECT_TRUE(test::tensors_match(got, expected, o));
+    AvgPoolAttributes avg_stride_one = aa;
+    avg_stride_one.strides = stride_one.strides;
+    EXPECT_EQ(avg_pool_kernel_picked(input, got_rows, avg_stride_one), "avg_pool_f32_unpadded");
+    ASSERT_NO_THROW(avg_pool(input.view(), got_rows.view(), avg_stride_one));
+    reference::avg_pool(input.view(), expected_rows.view(), avg_stride_one);
+    EXPECT_TRUE(test::tensors_match(got_rows, expected_rows, o));
 }
 
 // The unpadded kernels of f32, bf16 and f64 compare values, not keys (pooling_generator.cpp):
