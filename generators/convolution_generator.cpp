@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,7 @@ public:
     GeneratorParam<ConvPlan> plan{"plan", ConvPlan::general, conv_plan_names()};
     // Our schedule's accumulator tile for the plan, "XxCxR" (x vectors, output channels, rows:
     // schedules/target_params.h), instead of the target's; empty: the target's. poolconv-tune
-    // tries several.
+    // tries several. (Pointwise kernels' input panels are as wide as the tile.)
     GeneratorParam<std::string> tile{"tile", ""};
     // A parallel task's share of the output for our schedule, "XxR" (x tiles, row tiles:
     // schedules/convolution_schedule.h), instead of the plan's rule; empty: the rule.
@@ -135,6 +136,12 @@ public:
             dilation_at[a] = layer_shape.value("dilation", a, dilation[a]);
             pad_at[a] = layer_shape.value("pad_begin", a, pad_begin[a]);
         }
+        // Our schedule's numbers for the target (its table, with poolconv-tune's tile), which the
+        // algorithm reads too (the padding-row test, the pointwise panel width). None where others
+        // schedule the pipeline: it may be planned for a machine with no table.
+        std::optional<schedules::TargetParams> our_target;
+        if (!scheduled_elsewhere()) our_target = target_with_tile(kernel_plan);
+
         // ---- Algorithm ----
         // The input in the arithmetic type, zero outside [0, extent) along x, y and z. (The stage
         // keeps its historical name, which the checked-in f32 schedules refer to.)
@@ -166,8 +173,7 @@ public:
         // (the checked-in autoscheduler results were planned without it), nor for windows one row
         // high or one plane deep (1-D layers, where it never skips; a 1xk window keeps its padding
         // rows' taps). Figures in docs/PERFORMANCE_HISTORY.md, "2026-11-29, ad25651".
-        const bool skip_padding_rows = !pointwise && !any_depthwise && !scheduled_elsewhere() &&
-                                       schedules::target_params(get_target()).conv_skips_padding_rows;
+        const bool skip_padding_rows = !pointwise && !any_depthwise && our_target && our_target->conv_skips_padding_rows;
         if (skip_padding_rows) {
             const Expr iy = at(1, y, ky), iz = at(2, z, kz);
             const Expr row_inside = extent(weights, "weights", 2) == 1 || (iy >= 0 && iy < extent(input, "input", 1));
@@ -236,14 +242,11 @@ public:
         // while every output channel tile reads it. Stored as rows of a task's columns, a tile's
         // 96-byte piece of each row straddled two lines: 512 lines, all of L1, so the streaming
         // weights evicted it.
-        // The panel width is our schedule's tile width; pipelines others schedule (autoschedulers
-        // now, or their checked-in results, planned on this same algorithm), which may target a
-        // machine with no TargetParams table, use one vector.
-        int panel_width = natural_vector_size(arithmetic);
-        if (!scheduled_elsewhere()) {
-            const schedules::TargetParams tile_target = schedules::target_params(get_target());
-            panel_width = tile_target.lanes(arithmetic) * tile_target.pointwise_tile.x_vectors;
-        }
+        // The panel width is our schedule's tile width (with a tile the generator is given, the
+        // one it schedules); pipelines others schedule (autoschedulers now, or their checked-in
+        // results, planned on this same algorithm) use one vector.
+        const int panel_width = our_target ? our_target->lanes(arithmetic) * our_target->pointwise_tile.x_vectors
+                                           : natural_vector_size(arithmetic);
         Func panel("panel");
         Var panel_x("panel_x"), panel_index("panel_index");
         panel(panel_x, c, panel_index, g, n) = padded(panel_index * panel_width + panel_x, 0, 0, c, g, n);
@@ -315,17 +318,23 @@ public:
         stages.stride_y = stride_at[1];
         stages.dilation_x = dilation_at[0];
         stages.dilation_y = dilation_at[1];
-        schedules::TargetParams target = schedules::target_params(get_target());
-        if (!tile.value().empty()) {
-            const std::vector<int> t = parse_positive("tile", tile.value(), 3);
-            schedules::conv_plan_tile(target, kernel_plan) = {t[0], t[1], t[2]};
-        }
         schedules::ConvTaskShape task_shape;
         if (!task.value().empty()) {
             const std::vector<int> t = parse_positive("task", task.value(), 2);
             task_shape = {t[0], t[1]};
         }
-        schedules::schedule_convolution(stages, target, kernel_plan, task_shape);
+        schedules::schedule_convolution(stages, *our_target, kernel_plan, task_shape);
+    }
+
+    // The target's table (schedules/target_params.h), its tile for `kernel_plan` replaced by the
+    // `tile` parameter where that is set.
+    schedules::TargetParams target_with_tile(ConvPlan kernel_plan) const {
+        schedules::TargetParams target = schedules::target_params(get_target());
+        if (!tile.value().empty()) {
+            const std::vector<int> t = parse_positive("tile", tile.value(), 3);
+            schedules::conv_plan_tile(target, kernel_plan) = {t[0], t[1], t[2]};
+        }
+        return target;
     }
 
     // Estimates on every input, parameter and output (autoschedulers): a bench layer of the
