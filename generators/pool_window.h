@@ -221,8 +221,8 @@ protected:
     // the input in place (a row outside the input holds `none`: the vector blends it into the
     // load), into a row of such results inside the margin the windows reach along x (which holds
     // `none` too), each position written once: the two margins, then the input's columns; then
-    // each output reduced along x over its row. `convert` takes an input element into `work`,
-    // `combine` folds a value into a running result (a max, a sum) that starts at `none`. The
+    // each output reduced along x over its row. Input elements are cast to `work`; `combine`
+    // folds a value into a running result (a max, a sum) that starts at `none`. The
     // caller defines the output from along_x and fills in output and axis_tables;
     // `output_extent` is the output's (x, y, z) extents; `op` names the two reductions' Funcs
     // ("max", "sum": "max_across_rows", which MaxPool's checked-in autoscheduler results name).

@@ -390,8 +390,8 @@ public:
     // column by column, reading the input in place (a row outside the input adds 0), into a row of
     // sums inside a margin of zeros; then each output sums along x over its row, and is divided as
     // above. Nothing is copied: where the padded kernel copies each plane into a padded scratch
-    // (its margins filled row by row) and then sums along x first, this reads each input element
-    // once per window row that holds it (the runtime's rule, pool_limits.h, has the figures).
+    // and then sums along x first, this reads each input element once for every output row whose
+    // window holds it (the runtime's rule, pool_limits.h, has the figures).
     // The sums add the window's elements in another order than the padded kernel's (rows, then
     // columns): results may differ from it in the last bits.
     void generate_rows_first() {
