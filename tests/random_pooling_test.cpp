@@ -838,11 +838,12 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
 }
 
 // The padded calls the rows-first kernels take (generate_rows_first in
-// generators/pooling_generator.cpp), each passed to `check`: 2-D 3x3/2 and 2x2/2 windows, 1-D, 3-D,
-// a 5x5/1 and dilated windows, with pads up to beyond the window (windows of padding only), ceil
-// rounding, every output width around 8 and 16 lanes (2x3 planes of 2 or 3 channels). `check`
-// gets whether the rule sends the call to the rows-first kernels (rows_first_expected), and
-// whether some window reaches the padding (where none does, the unpadded kernel's rule decides).
+// generators/pooling_generator.cpp), each passed to `check`: 2-D 3x3/2 and 2x2/2 windows (also at
+// stride 1 along x, the plan's other hot windows), 1-D, 3-D, a 5x5/1 and dilated windows, with
+// pads up to beyond the window (windows of padding only), ceil rounding, every output width around
+// 8 and 16 lanes (2x3 planes of 2 or 3 channels). `check` gets whether the rule sends the call to
+// the rows-first kernels (rows_first_expected), and whether some window reaches the padding (where
+// none does, the unpadded kernel's rule decides).
 struct RowsFirstCall {
     Shape input_shape, output_shape;
     PoolAttributes attributes;
@@ -854,20 +855,23 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
         int64_t kernel, stride, pad_begin, pad_end;
         bool ceil;
         int64_t dilation = 1;
+        int64_t stride_x = 0;  // along x (the last axis) where not 0, else `stride`
     };
-    const Window windows[] = {{2, 3, 2, 1, 1, false}, {2, 2, 2, 0, 1, true},     {2, 3, 2, 4, 4, false},
-                              {1, 3, 2, 1, 1, false}, {3, 2, 2, 1, 0, false},    {2, 5, 1, 2, 2, false},
-                              {2, 3, 3, 2, 0, true},  {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3},
-                              {2, 3, 1, 2, 2, false, 2}};
+    const Window windows[] = {{2, 3, 2, 1, 1, false},       {2, 2, 2, 0, 1, true},     {2, 3, 2, 4, 4, false},
+                              {1, 3, 2, 1, 1, false},       {3, 2, 2, 1, 0, false},    {2, 5, 1, 2, 2, false},
+                              {2, 3, 3, 2, 0, true},        {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3},
+                              {2, 3, 1, 2, 2, false, 2},    {2, 3, 2, 1, 1, false, 1, 1},
+                              {2, 2, 2, 0, 1, true, 1, 1}};
     for (const Window &w : windows) {
         for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34}) {
             RowsFirstCall call;
             call.input_shape = {2, 3};
             PoolAttributes &pa = call.attributes;
             for (int i = 0; i < w.spatial; i++) {
-                call.input_shape.push_back(i == w.spatial - 1 ? in_w : 5 + i);
+                const bool x_axis = i == w.spatial - 1;
+                call.input_shape.push_back(x_axis ? in_w : 5 + i);
                 pa.kernel.push_back(w.kernel);
-                pa.strides.push_back(w.stride);
+                pa.strides.push_back(x_axis && w.stride_x != 0 ? w.stride_x : w.stride);
                 pa.pads_begin.push_back(w.pad_begin);
                 pa.pads_end.push_back(w.pad_end);
                 pa.dilations.push_back(w.dilation);
@@ -884,7 +888,7 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
             for (int i = 0; i < w.spatial; i++) {
                 const auto axis = static_cast<std::size_t>(i);
                 const int64_t pb = geometry.pads_begin[axis];
-                const int64_t last_tap = (call.output_shape[axis + 2] - 1) * w.stride + (w.kernel - 1) * w.dilation - pb;
+                const int64_t last_tap = (call.output_shape[axis + 2] - 1) * pa.strides[axis] + (w.kernel - 1) * w.dilation - pb;
                 call.reaches_padding = call.reaches_padding || pb > 0 || last_tap >= call.input_shape[axis + 2];
             }
             const int64_t kernel_y = w.spatial >= 2 ? w.kernel : 1, stride_y = w.spatial >= 2 ? w.stride : 1;
