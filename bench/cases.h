@@ -20,7 +20,7 @@ inline int64_t element_count(const std::vector<int64_t> &shape) {
 enum class PoolOp { max, avg };
 
 struct PoolCase {
-    std::string id;           // "P1" ... "P10": the first part of every benchmark name
+    std::string id;           // "P1" ... "P11": the first part of every benchmark name
     std::string description;  // for the benchmark context / --help
     PoolOp op = PoolOp::max;
     bool indices = false;     // max pooling that also writes i64 argmax indices
@@ -86,6 +86,10 @@ inline std::vector<PoolCase> pool_cases() {
     // took 4x the time they take now, for want of a specialization (cd78e13 added it).
     c.push_back({"P10", "maxpool 1x256x16x128 k2 s(2,1) p(0,1)", PoolOp::max, false, {1, 256, 16, 128}, {2, 2},
                  {2, 1}, {0, 1}, {0, 1}, Rounding::floor});
+    // P1's window as an average (GoogLeNet's and Inception's strided average pools): the
+    // rows-first AvgPool kernel's case, where P4's stride-1 window keeps the padded kernel.
+    c.push_back({"P11", "avgpool exclude-pad 1x64x112x112 k3 s2 p1", PoolOp::avg, false, {1, 64, 112, 112}, {3, 3},
+                 {2, 2}, {1, 1}, {1, 1}, Rounding::floor});
     return c;
 }
 
