@@ -268,6 +268,20 @@ protected:
         return s;
     }
 
+    // The rows-first kernels' schedule section: dense tensors, then the rows-first plan over
+    // `stages` with the output and the taps-per-axis tables it reads (`counted`), unless an
+    // autoscheduler's or a checked-in schedule applies instead.
+    template<typename Out>
+    void schedule_rows_first(schedules::RowsFirstStages &stages, Out &output,
+                             const std::array<Func, kSpatialAxes> &counted, const Halide::Type &work) {
+        require_dense_from_zero(input);
+        require_dense_from_zero(output);
+        if (this->scheduled_elsewhere()) return;
+        stages.output = output;
+        stages.axis_tables.assign(counted.begin(), counted.end());
+        schedules::schedule_rows_first_pooling(stages, target_params(), work);
+    }
+
     // The window numbers a schedule plan specializes on, and the input plane's size, into either
     // plan's stages (schedules::PoolingStages, schedules::RowsFirstStages).
     template<typename Stages>

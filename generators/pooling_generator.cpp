@@ -3,6 +3,7 @@
 // The algorithms only: window geometry and layout are explained in pool_window.h, the loop
 // structure is in schedules/pooling_schedule.cpp, and every padding mode, rounding rule and
 // divisor convention is resolved to plain numbers by runtime/ before a kernel runs.
+#include <array>
 #include <limits>
 
 #include "Halide.h"
@@ -284,7 +285,7 @@ public:
         // A window of padding only (no tap counted along some axis): the lowest finite value
         // (OpenVINO). Never the case where stages.windows_never_empty holds: the schedule
         // specializes on that.
-        Func counted[kSpatialAxes];
+        std::array<Func, kSpatialAxes> counted;
         for (int a = 0; a < kSpatialAxes; a++) counted[a] = counted_taps(a, 0, input_extent(a));
         // (An autoscheduler gets the plain test: Mullapudi2016 stops, on an internal error, at an
         // output whose definition reads the output's own extents.)
@@ -302,12 +303,7 @@ public:
         fixed_layer().constrain(output, "output");
 
         // ---- Schedule ----
-        require_dense_from_zero(input);
-        require_dense_from_zero(output);
-        if (scheduled_elsewhere()) return;
-        stages.output = output;
-        stages.axis_tables = {counted[0], counted[1], counted[2]};
-        schedules::schedule_rows_first_pooling(stages, target_params(), work);
+        schedule_rows_first(stages, output, counted, work);
     }
 
     void schedule() {
@@ -411,12 +407,7 @@ public:
         set_estimates();
 
         // ---- Schedule ----
-        require_dense_from_zero(input);
-        require_dense_from_zero(output);
-        if (scheduled_elsewhere()) return;
-        stages.output = output;
-        stages.axis_tables = {counted[0], counted[1], counted[2]};
-        schedules::schedule_rows_first_pooling(stages, target_params(), work);
+        schedule_rows_first(stages, output, counted, work);
     }
 
     // The output: a window's sum divided by the taps its divisor counts, those inside
