@@ -87,7 +87,7 @@ inline std::vector<PoolCase> pool_cases() {
     c.push_back({"P10", "maxpool 1x256x16x128 k2 s(2,1) p(0,1)", PoolOp::max, false, {1, 256, 16, 128}, {2, 2},
                  {2, 1}, {0, 1}, {0, 1}, Rounding::floor});
     // P1's window as an average (GoogLeNet's and Inception's strided average pools): the
-    // rows-first AvgPool kernel's case, where P4's stride-1 window keeps the padded kernel.
+    // rows-first AvgPool kernel's case (P4's stride-1 window takes the flat-plane kernel).
     c.push_back({"P11", "avgpool exclude-pad 1x64x112x112 k3 s2 p1", PoolOp::avg, false, {1, 64, 112, 112}, {3, 3},
                  {2, 2}, {1, 1}, {1, 1}, Rounding::floor});
     return c;

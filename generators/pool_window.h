@@ -1,6 +1,6 @@
 // What every pooling generator shares: the data layout, the runtime window attributes, the taps of
-// one window, and the stages both operators' padded copy and rows-first kernels build with their
-// own reduction. The mathematics of each operator lives in pooling_generator.cpp.
+// one window, and the stages both operators' padded copy, rows-first and flat-plane kernels build
+// with their own reduction. The mathematics of each operator lives in pooling_generator.cpp.
 //
 // Layout: every tensor is 5-D in Halide's innermost-first order (x = W, y = H, z = D, c, n), i.e.
 // an NCDHW tensor. The runtime views 1-D and 2-D pooling as 3-D with extent-1 axes and size-1
@@ -15,6 +15,7 @@
 #include <array>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "Halide.h"
 
@@ -44,6 +45,11 @@ struct EstimateShape {
     // plane one row of 49 taps, covered by the window; output 1x1x1 per plane.
     static constexpr int global_plane = 7 * 7;
     static constexpr int global_channels = 2048;
+    // Flat-plane kernels (flat_plane=true): a stride-1 window that keeps the plane's size,
+    // GoogLeNet's 3x3/1 pad 1 max pool over 1x192x28x28 (the kernel, stride and pads above but
+    // stride 1).
+    static constexpr int flat_plane[kSpatialAxes] = {28, 28, 1};
+    static constexpr int flat_plane_channels = 192;
 };
 
 template<typename Derived>
@@ -72,6 +78,11 @@ public:
     // one row that the window covers (output 1x1x1 per plane, no padding): its taps read the
     // input in place, summed (or compared) along the row in vector lanes.
     GeneratorParam<bool> global{"global", false};
+
+    // true: a kernel for stride-1 windows whose output plane has the input's size, which pools
+    // each plane as one flat row (see flat_plane_stages). The runtime picks it where it pays
+    // (flat_plane_kernel_pays, schedules/pool_limits.h).
+    GeneratorParam<bool> flat_plane{"flat_plane", false};
 
     // Data, NCDHW as (x, y, z, c, n). Its type is data_type, set in configure().
     Input<Halide::Buffer<void, 5>> input{"input"};
@@ -268,22 +279,125 @@ protected:
         return s;
     }
 
+    // Input and `output` dense from 0; whether our schedule applies (not an autoscheduler's or a
+    // checked-in one).
+    template<typename Out>
+    bool dense_and_ours(Out &output) {
+        require_dense_from_zero(input);
+        require_dense_from_zero(output);
+        return !this->scheduled_elsewhere();
+    }
+
     // The rows-first kernels' schedule section: dense tensors, then the rows-first plan over
     // `stages` with the output and the taps-per-axis tables it reads (`counted`), unless an
     // autoscheduler's or a checked-in schedule applies instead.
     template<typename Out>
     void schedule_rows_first(schedules::RowsFirstStages &stages, Out &output,
                              const std::array<Func, kSpatialAxes> &counted, const Halide::Type &work) {
-        require_dense_from_zero(input);
-        require_dense_from_zero(output);
-        if (this->scheduled_elsewhere()) return;
+        if (!dense_and_ours(output)) return;
         stages.output = output;
         stages.axis_tables.assign(counted.begin(), counted.end());
         schedules::schedule_rows_first_pooling(stages, target_params(), work);
     }
 
-    // The window numbers a schedule plan specializes on, and the input plane's size, into either
-    // plan's stages (schedules::PoolingStages, schedules::RowsFirstStages).
+    // The flat-plane pipeline (MaxPool's and AvgPool's generate_flat_plane), up to the finished
+    // values: for windows at stride 1 and dilation 1 along x and y, one plane deep, whose output
+    // plane has the input's size (pads adding up to the window less one along x and y: the calls
+    // of PreparedPool::flat_plane in runtime/pooling.cpp, where flat_plane_kernel_pays in
+    // pool_limits.h says they pay). Each plane is pooled as one flat
+    // row of positions f = y * width + x, so no loop runs per row (a 35-wide row is not 16 + 16 +
+    // 3 vector lanes, with a tail, but 35 of a plane's 1225): the plane copied flat into a scratch
+    // whose margins hold `none` as far as the windows reach above and below it; the window's
+    // rows reduced at each position (taps f + dy * width: a row above or below the plane lands
+    // in a margin); then along x (taps f + dx), where a row's ends wrap into the rows beside it:
+    // a tap left of the window's centre counts only where the position's column is at least its
+    // offset, one right of it only where the column ends before the row does. `combine` and
+    // `none` are as in rows_first_stages. The caller defines `pooled` (the finished value at
+    // each position, in the work type) from along_x, then calls define_flat_plane_output.
+    schedules::FlatPlaneStages flat_plane_stages(const std::string &op, const Halide::Type &work, const Expr &none,
+                                                 const std::function<Expr(const Expr &, const Expr &)> &combine) {
+        schedules::FlatPlaneStages s;
+        const Var f = s.position;
+        const Expr width = input_extent(0), positions = input_extent(0) * input_extent(1);
+        const Expr pad_x = window_pad(0), pad_y = window_pad(1);
+        const Expr reach_before = pad_y * width + pad_x;
+        const Expr reach_after = (window_kernel(1) - 1 - pad_y) * width + window_kernel(0) - 1 - pad_x;
+        s.plane = Func("flat_plane");
+        s.margins = {Halide::RDom(-reach_before, Halide::max(reach_before, 0), "margin_before"),
+                     Halide::RDom(positions, Halide::max(reach_after, 0), "margin_after")};
+        s.positions = Halide::RDom(0, positions, "positions");
+        const Expr p = s.positions.x;
+        s.plane(f, z, c, n) = Halide::undef(work);
+        for (const Halide::RDom &m : s.margins) s.plane(m.x, z, c, n) = Halide::cast(work, none);
+        // Rows are dense (the schedule's specialization turns this address into p itself).
+        s.plane(p, z, c, n) = Halide::cast(work, input(p % width, p / width, z, c, n));
+
+        s.row_taps = taps_along(1);
+        s.across_rows = Func(op + "_across_rows");
+        s.across_rows(f, z, c, n) = Halide::cast(work, none);
+        s.across_rows(f, z, c, n) =
+            combine(s.across_rows(f, z, c, n), s.plane(f + (s.row_taps.x - pad_y) * width, z, c, n));
+        s.rows = Func("window_rows");
+        s.rows(f, z, c, n) = s.across_rows(f, z, c, n);
+
+        s.columns = Func("columns");
+        s.columns(f) = f - flat_row(f, width) * width;
+        const Halide::RDom taps_x = taps_along(0);
+        s.taps_x = taps_x.x;
+        // One compare per tap (none at the centre, constant offsets fold): testing both ends of
+        // the row at every tap cost MaxPool up to 1.2x the time (docs/PERFORMANCE_HISTORY.md).
+        const Expr offset = taps_x.x - pad_x, column = s.columns(f);
+        const Expr counts = Halide::select(offset < 0, column >= -offset,
+                                           Halide::select(offset > 0, column < width - offset, Halide::Internal::const_true()));
+        s.along_x = Func(op + "_along_x");
+        s.along_x(f, z, c, n) = Halide::cast(work, none);
+        s.along_x(f, z, c, n) =
+            combine(s.along_x(f, z, c, n), Halide::select(counts, s.rows(f + offset, z, c, n), Halide::cast(work, none)));
+        s.pooled = Func("pooled");
+
+        s.width = width;
+        s.applies = width > 0 && positions < (1 << 24) && window_kernel(2) == 1 && window_pad(2) == 0 &&
+                    window_stride(2) == 1;
+        for (int a = 0; a < 2; a++) {
+            s.applies = s.applies && window_stride(a) == 1 && window_dilation(a) == 1 && window_pad(a) < window_kernel(a);
+        }
+        describe_window(s);
+        s.input_plane_elements = positions;  // one plane (z planes are pooled one by one)
+        for (int a = 0; a < kSpatialAxes; a++) s.pad_begin[a] = window_pad(a);
+        return s;
+    }
+
+    // The flat-plane kernels' output: each position's pooled value, converted. Input and output
+    // planes are dense and of one size, which lets the schedule fuse the output's x and y.
+    template<typename Out>
+    void define_flat_plane_output(schedules::FlatPlaneStages &s, Out &output) {
+        output(x, y, z, c, n) = to_data_type(data_type(), s.pooled(x + y * s.width, z, c, n));
+        input.dim(1).set_stride(input.dim(0).extent());
+        output.dim(1).set_stride(output.dim(0).extent());
+        for (int d = 0; d < 3; d++) output.dim(d).set_extent(input.dim(d).extent());
+    }
+
+    // floor(f / width) for 0 <= f < 2^24: a float quotient corrected by one either way (a vector
+    // integer division by a run-time width would be one scalar division per lane).
+    static Expr flat_row(const Expr &f, const Expr &width) {
+        const Expr estimate = Halide::cast<int>(Halide::floor((Halide::cast<float>(f) + 0.5f) / Halide::cast<float>(width)));
+        return Halide::select(estimate * width > f, estimate - 1,
+                              Halide::select((estimate + 1) * width <= f, estimate + 1, estimate));
+    }
+
+    // The flat-plane kernels' schedule section, as schedule_rows_first's: dense tensors, then the
+    // plan with the per-call tables (`tables`: the columns, AvgPool's divisors).
+    template<typename Out>
+    void schedule_flat_plane(schedules::FlatPlaneStages &stages, Out &output, const std::vector<Func> &tables,
+                             const Halide::Type &work) {
+        if (!dense_and_ours(output)) return;
+        stages.output = output;
+        stages.tables = tables;
+        schedules::schedule_flat_plane_pooling(stages, target_params(), work);
+    }
+
+    // The window numbers a schedule plan specializes on, and the input plane's size, into a plan's
+    // stages (schedules::PoolingStages, RowsFirstStages, FlatPlaneStages).
     template<typename Stages>
     void describe_window(Stages &s) {
         s.input_plane_elements = input_extent(0) * input_extent(1) * input_extent(2);
@@ -306,12 +420,15 @@ protected:
         using E = EstimateShape;
         if (global) {
             input.set_estimates({{0, E::global_plane}, {0, 1}, {0, 1}, {0, E::global_channels}, {0, E::batch}});
+        } else if (flat_plane) {
+            const int *p = E::flat_plane;
+            input.set_estimates({{0, p[0]}, {0, p[1]}, {0, p[2]}, {0, E::flat_plane_channels}, {0, E::batch}});
         } else {
             input.set_estimates({{0, E::in[0]}, {0, E::in[1]}, {0, E::in[2]}, {0, E::channels}, {0, E::batch}});
         }
         for (int a = 0; a < kSpatialAxes; a++) {
             kernel.set_estimate(a, global ? (a == 0 ? E::global_plane : 1) : E::kernel[a]);
-            stride.set_estimate(a, global ? 1 : E::stride[a]);
+            stride.set_estimate(a, global || flat_plane ? 1 : E::stride[a]);
             dilation.set_estimate(a, 1);
             pad_begin.set_estimate(a, padded && !global ? E::pad[a] : 0);
         }
@@ -322,6 +439,11 @@ protected:
         using E = EstimateShape;
         if (global) {
             out.set_estimates({{0, 1}, {0, 1}, {0, 1}, {0, E::global_channels}, {0, E::batch}});
+            return;
+        }
+        if (flat_plane) {
+            const int *p = E::flat_plane;
+            out.set_estimates({{0, p[0]}, {0, p[1]}, {0, p[2]}, {0, E::flat_plane_channels}, {0, E::batch}});
             return;
         }
         const int *o = padded ? E::out : E::out_unpadded;

@@ -4,6 +4,7 @@
 // structure is in schedules/pooling_schedule.cpp, and every padding mode, rounding rule and
 // divisor convention is resolved to plain numbers by runtime/ before a kernel runs.
 #include <array>
+#include <functional>
 #include <limits>
 
 #include "Halide.h"
@@ -115,7 +116,9 @@ public:
 
     void generate() {
         if (global && with_indices) throw CompileError("max_pool: global pooling has no indices output");
+        if (rows_first && flat_plane) throw CompileError("max_pool: rows_first and flat_plane are two plans, not one");
         if (rows_first) return generate_rows_first();
+        if (flat_plane) return generate_flat_plane();
         const FixedLayer &layer_shape = fixed_layer();
         Expr coef[5];
         for (int i = 0; i < 5; i++) coef[i] = layer_shape.value("index_coef", i, index_coef[i]);
@@ -274,13 +277,11 @@ public:
         }
         const MaxKeys keys(data_type(), false);
         const Expr none = work.min();  // -infinity
-        auto nan_max = [&](const Expr &acc, const Expr &v) {
-            return select(is_nan(acc) || is_nan(v), keys.quiet_nan(), max(acc, v));
-        };
 
         // ---- Algorithm ----
-        schedules::RowsFirstStages stages = rows_first_stages(
-            "max", work, none, nan_max, {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
+        schedules::RowsFirstStages stages =
+            rows_first_stages("max", work, none, max_or_nan(keys),
+                              {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
 
         // A window of padding only (no tap counted along some axis): the lowest finite value
         // (OpenVINO). Never the case where stages.windows_never_empty holds: the schedule
@@ -295,21 +296,58 @@ public:
         output(x, y, z, c, n) = to_data_type(data_type(), select(empty, keys.lowest(), value));
 
         // ---- Estimates (autoschedulers) ----
+        set_values_only_estimates();
+
+        // ---- Schedule ----
+        schedule_rows_first(stages, output, counted, work);
+    }
+
+    // Each plane pooled as one flat row (stride-1 windows that keep the plane's size; see
+    // flat_plane_stages), values compared as the rows-first kernels compare them. No window is
+    // padding only: each holds its own position (the pads are inside the window).
+    void generate_flat_plane() {
+        const Type work = work_type(data_type());
+        if (with_indices || global || !padded || !work.is_float() || data_type() == Float(16)) {
+            throw CompileError("max_pool: flat_plane is for padded values-only kernels of f32, bf16 or f64");
+        }
+        const MaxKeys keys(data_type(), false);
+
+        // ---- Algorithm ----
+        schedules::FlatPlaneStages stages = flat_plane_stages("max", work, work.min(), max_or_nan(keys));
+        const Var &f = stages.position;
+        stages.pooled(f, z, c, n) = keys.positive_zero(stages.along_x(f, z, c, n));
+        define_flat_plane_output(stages, output);
+
+        // ---- Estimates (autoschedulers) ----
+        set_values_only_estimates();
+
+        // ---- Schedule ----
+        schedule_flat_plane(stages, output, {stages.columns}, work);
+    }
+
+    // The estimates of the values-only kernels that compare values (rows first, flat plane).
+    void set_values_only_estimates() {
         set_input_estimates();
         for (int a = 0; a < 5; a++) index_coef.set_estimate(a, 1);
         set_output_estimates(output);
         fix_window_layer();
         fixed_layer().estimate(index_coef, "index_coef");
         fixed_layer().constrain(output, "output");
+    }
 
-        // ---- Schedule ----
-        schedule_rows_first(stages, output, counted, work);
+    // The fold of the rows-first and flat-plane kernels, which compare values: the larger, or a
+    // quiet NaN where either is NaN.
+    static std::function<Expr(const Expr &, const Expr &)> max_or_nan(const MaxKeys &keys) {
+        return [nan = keys.quiet_nan()](const Expr &acc, const Expr &v) {
+            return select(is_nan(acc) || is_nan(v), nan, max(acc, v));
+        };
     }
 
     void schedule() {
         apply_checked_in_schedule(with_indices ? "max_pool_with_indices"
                                   : global     ? "max_pool_global"
                                   : rows_first ? "max_pool_rows_first"
+                                  : flat_plane ? "max_pool_flat_plane"
                                   : padded     ? "max_pool"
                                                : "max_pool_unpadded");
     }
@@ -337,7 +375,9 @@ public:
     }
 
     void generate() {
+        if (rows_first && flat_plane) throw CompileError("avg_pool: rows_first and flat_plane are two plans, not one");
         if (rows_first) return generate_rows_first();
+        if (flat_plane) return generate_flat_plane();
         // ---- Algorithm ----
         // Values are summed in the work type (f32, or f64 for f64 data); padding holds 0. Global
         // pooling has no padding (the runtime guarantees it): its taps read the input itself, as
@@ -399,7 +439,7 @@ public:
 
         // ---- Algorithm ----
         schedules::RowsFirstStages stages = rows_first_stages(
-            "sum", work, zero, [](const Expr &acc, const Expr &v) { return acc + v; },
+            "sum", work, zero, add,
             {output.dim(0).extent(), output.dim(1).extent(), output.dim(2).extent()});
         std::array<Func, kSpatialAxes> counted = define_average(stages.along_x(x, y, z, c, n), work);
 
@@ -410,19 +450,63 @@ public:
         schedule_rows_first(stages, output, counted, work);
     }
 
-    // The output: a window's sum divided by the taps its divisor counts, those inside
-    // [count_begin, count_end) (one table per axis, returned for the schedule).
-    std::array<Func, kSpatialAxes> define_average(const Expr &sum, const Type &work) {
+    // Each plane pooled as one flat row (stride-1 windows that keep the plane's size; see
+    // flat_plane_stages), each position's sum divided as above: by its taps counted along x and
+    // y (a table over the plane's positions, per call) and along z.
+    void generate_flat_plane() {
+        const Type work = work_type(data_type());
+        if (global || !padded || !work.is_float()) {
+            throw CompileError("avg_pool: flat_plane is for padded kernels of floating-point types");
+        }
+        const Expr zero = cast(work, 0);
+
+        // ---- Algorithm ----
+        schedules::FlatPlaneStages stages =
+            flat_plane_stages("sum", work, zero, add);
+        const Var &f = stages.position;
+        const std::array<Func, kSpatialAxes> counted = divisor_factors();
+        Func divisors("divisors");
+        // (Clamped for bounds inference: a position's column and row lie inside the plane.)
+        const Expr column = clamp(stages.columns(f), 0, input_extent(0) - 1);
+        const Expr row = clamp(flat_row(f, stages.width), 0, input_extent(1) - 1);
+        divisors(f) = counted[0](column) * counted[1](row);
+        stages.pooled(f, z, c, n) = average(stages.along_x(f, z, c, n), divisors(f) * counted[2](z), work);
+        define_flat_plane_output(stages, output);
+
+        // ---- Estimates (autoschedulers) ----
+        set_estimates();
+
+        // ---- Schedule ----
+        schedule_flat_plane(stages, output, {stages.columns, counted[0], counted[1], counted[2], divisors}, work);
+    }
+
+    // The fold of the rows-first and flat-plane kernels: a sum.
+    static Expr add(const Expr &acc, const Expr &v) { return acc + v; }
+
+    // Per axis, the taps of each output coordinate's window that the divisor counts: those inside
+    // [count_begin, count_end).
+    std::array<Func, kSpatialAxes> divisor_factors() {
         std::array<Func, kSpatialAxes> counted;
         const FixedLayer &layer_shape = fixed_layer();
         for (int a = 0; a < kSpatialAxes; a++) {
             counted[a] = counted_taps(a, layer_shape.value("count_begin", a, count_begin[a]),
                                       layer_shape.value("count_end", a, count_end[a]));
         }
-        Expr count = counted[0](x) * counted[1](y) * counted[2](z);
-        // A window that counts no tap (exclude-pad, all padding) averages to 0.
-        const Expr zero = cast(work, 0);
-        output(x, y, z, c, n) = to_data_type(data_type(), select(count > 0, sum / cast(work, max(count, 1)), zero));
+        return counted;
+    }
+
+    // A window's sum divided by the taps counted. A window that counts no tap (exclude-pad, all
+    // padding) averages to 0.
+    static Expr average(const Expr &sum, const Expr &count, const Type &work) {
+        return select(count > 0, sum / cast(work, max(count, 1)), cast(work, 0));
+    }
+
+    // The output: a window's sum divided by the taps its divisor counts, those inside
+    // [count_begin, count_end) (one table per axis, returned for the schedule).
+    std::array<Func, kSpatialAxes> define_average(const Expr &sum, const Type &work) {
+        std::array<Func, kSpatialAxes> counted = divisor_factors();
+        const Expr count = counted[0](x) * counted[1](y) * counted[2](z);
+        output(x, y, z, c, n) = to_data_type(data_type(), average(sum, count, work));
         return counted;
     }
 
@@ -431,7 +515,9 @@ public:
         set_input_estimates();
         for (int a = 0; a < kSpatialAxes; a++) {
             count_begin.set_estimate(a, 0);
-            count_end.set_estimate(a, global ? (a == 0 ? EstimateShape::global_plane : 1) : EstimateShape::in[a]);
+            count_end.set_estimate(a, global       ? (a == 0 ? EstimateShape::global_plane : 1)
+                                      : flat_plane ? EstimateShape::flat_plane[a]
+                                                   : EstimateShape::in[a]);
         }
         set_output_estimates(output);
         fix_window_layer();
@@ -443,6 +529,7 @@ public:
     void schedule() {
         apply_checked_in_schedule(global       ? "avg_pool_global"
                                   : rows_first ? "avg_pool_rows_first"
+                                  : flat_plane ? "avg_pool_flat_plane"
                                   : padded     ? "avg_pool"
                                                : "avg_pool_unpadded");
     }

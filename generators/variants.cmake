@@ -16,10 +16,12 @@ set(POOLCONV_ALGORITHMS
     "max_pool_with_indices max_pool with_indices=true"
     "max_pool_global max_pool global=true"
     "max_pool_rows_first max_pool rows_first=true"
+    "max_pool_flat_plane max_pool flat_plane=true"
     "avg_pool avg_pool"
     "avg_pool_unpadded avg_pool padded=false"
     "avg_pool_global avg_pool global=true"
     "avg_pool_rows_first avg_pool rows_first=true"
+    "avg_pool_flat_plane avg_pool flat_plane=true"
     "convolution convolution"
     "convolution_pointwise convolution plan=pointwise"
     "convolution_depthwise convolution plan=depthwise"
@@ -38,10 +40,12 @@ set(POOLCONV_KERNELS
     "max_pool_{type}_indices_i64 max_pool_with_indices f32,f16,bf16,f64,i8,u8 index_bits=64"
     "global_max_pool_{type} max_pool_global f32,f16,bf16,f64,i8,u8"
     "max_pool_{type}_rows_first max_pool_rows_first f32"
+    "max_pool_{type}_flat_plane max_pool_flat_plane f32"
     "avg_pool_{type} avg_pool f32,f16,bf16,f64"
     "avg_pool_{type}_unpadded avg_pool_unpadded f32,f16,bf16,f64"
     "global_avg_pool_{type} avg_pool_global f32,f16,bf16,f64"
     "avg_pool_{type}_rows_first avg_pool_rows_first f32"
+    "avg_pool_{type}_flat_plane avg_pool_flat_plane f32"
     "conv_{type} convolution f32,f16,bf16,f64"
     "conv_{type}_depthwise convolution_depthwise f32,f16,bf16,f64"
     "conv_{type}_depthwise_1d convolution_depthwise_1d f32,f16,bf16,f64"
@@ -60,10 +64,10 @@ set(POOLCONV_AVX512_ONLY_PLANS channel_vectors)
 # stage (schedules/conv_plan.h); CPUs read every window where it lies anyway.
 set(POOLCONV_GPU_ONLY_PLANS wide_window)
 
-# Algorithm variants built for the AVX2 and AVX-512 paths only: the rows-first MaxPool and AvgPool,
-# measured there (schedules/pool_limits.h, rows_first_kernel_pays); elsewhere the padded kernels
-# serve.
-set(POOLCONV_X86_AVX_ONLY_ALGORITHMS max_pool_rows_first avg_pool_rows_first)
+# Algorithm variants built for the AVX2 and AVX-512 paths only: the rows-first and flat-plane
+# MaxPool and AvgPool, measured there (schedules/pool_limits.h, rows_first_kernel_pays and
+# flat_plane_kernel_pays); elsewhere the padded kernels serve.
+set(POOLCONV_X86_AVX_ONLY_ALGORITHMS max_pool_rows_first avg_pool_rows_first max_pool_flat_plane avg_pool_flat_plane)
 
 # Authors of the checked-in autoscheduler results (schedules/autoscheduled/<author>/), which the
 # build also compiles as f32 kernels <kernel>_<author> on the avx2 path (the target they were

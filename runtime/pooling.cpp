@@ -34,7 +34,19 @@ struct PreparedPool {
     KernelWindow window;
     bool empty = false;           // no output elements: nothing to do
     bool windows_inside = true;   // no window has a tap outside the input (no padding is read)
+    // The flat-plane kernels' call (generate_flat_plane in generators/pooling_generator.cpp): 2 or
+    // 3 spatial axes; along x and y stride 1, dilation 1, pads inside the window and the output
+    // as wide and high as the input; one plane deep; rows dense in input and output; fewer than
+    // 2^24 positions per plane, and in the margins its windows reach above and below it.
+    bool flat_plane = false;
 };
+
+// Whether a tensor's rows are dense: unit stride along x, and y's stride the row's width (also
+// for one row: the kernel's buffer carries that stride).
+bool dense_rows(const TensorView &t) {
+    const std::size_t r = t.shape.size();
+    return t.effective_stride(r - 1) == 1 && t.effective_stride(r - 2) == t.shape[r - 1];
+}
 
 PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorView &output, const PoolAttributes &a,
                           std::initializer_list<DType> supported) {
@@ -72,6 +84,17 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
         w.first_tap[ax] = static_cast<int32_t>(-pb);
         w.last_tap_end[ax] = static_cast<int32_t>(reach - pb + 1);
         p.windows_inside = p.windows_inside && -pb >= 0 && reach - pb < input.shape[i + 2];
+    }
+    const std::size_t r = input.shape.size();
+    const KernelWindow &w = p.window;
+    p.flat_plane = spatial >= 2 && w.kernel[2] == 1 && w.pad_begin[2] == 0 && dense_rows(input) && dense_rows(output) &&
+                   input.shape[r - 1] * input.shape[r - 2] < (int64_t{1} << 24) &&
+                   int64_t{w.kernel[1]} * input.shape[r - 1] + w.kernel[0] < (int64_t{1} << 24) &&  // the margins
+                   w.stride[2] == 1;
+    for (int ax = 0; ax < 2; ax++) {
+        const std::size_t d = r - 1 - ax;
+        p.flat_plane = p.flat_plane && w.stride[ax] == 1 && w.dilation[ax] == 1 && w.pad_begin[ax] < w.kernel[ax] &&
+                       p.geometry.output_shape[d] == input.shape[d];
     }
     return p;
 }
@@ -149,11 +172,13 @@ void describe_path(const detail::CallPath &path, PoolKernelCall &call) {
     call.converts_f16 = simd.converts_f16;
 }
 
-// The kernel for a call: `base` (e.g. "max_pool_f32"), or one that reads the input in place
-// instead of a padded copy of each plane, where the path has it and it pays there
-// (schedules/pool_limits.h): the unpadded kernel where every window lies inside the input
-// (unpadded_kernel_pays), else the rows-first kernel (values-only MaxPool and AvgPool of f32,
-// rows_first_kernel_pays).
+// The kernel for a call: `base` (e.g. "max_pool_f32"), or another where the path has it and it
+// pays there (schedules/pool_limits.h): the unpadded kernel where every window lies inside the
+// input (unpadded_kernel_pays), else the flat-plane kernel (values-only MaxPool and AvgPool of
+// f32, stride-1 windows that keep the plane's size: flat_plane_kernel_pays), else the rows-first
+// kernel (the same operators, rows_first_kernel_pays), which reads the input in place instead of
+// a padded copy of each plane. (The flat-plane kernel copies each plane flat, which the 2^24
+// bounds of PreparedPool::flat_plane keep far below the scratch limit.)
 // The padded and rows-first kernels' scratch buffers, of `compared_bytes` per element (the type
 // the kernels compare or sum), are bounded: checked (padded_plane_error) before any output is
 // written; past the padded kernel's limit the unpadded kernel runs where it can.
@@ -170,11 +195,14 @@ std::string pool_kernel(const char *op, const TensorView &input, const PreparedP
         call.dilation[a] = p.window.dilation[a];
     }
     call.output_width = p.geometry.output_shape.back();
+    call.flat_plane = p.flat_plane;
     describe_path(detail::kernel_path(base, path), call);
 
     const std::string unpadded = base + "_unpadded";
     const bool unpadded_possible = p.windows_inside && detail::kernel_available(unpadded, path);
     if (unpadded_possible && unpadded_kernel_pays(call)) return unpadded;
+    const std::string flat_plane = base + "_flat_plane";
+    if (flat_plane_kernel_pays(call) && detail::kernel_available(flat_plane, path)) return flat_plane;
     const std::string rows_first = base + "_rows_first";
     if (rows_first_kernel_pays(call) && detail::kernel_available(rows_first, path) &&
         scratch_fits(scratch_extents(input, p, Scratch::rows_first_band), compared_bytes)) {

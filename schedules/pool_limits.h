@@ -24,7 +24,9 @@ constexpr int kRowsFirstBandRows = 8;
 // Besides the padded kernels, which copy each plane once into a padded scratch, the runtime may
 // call kernels that read the input in place: where every window lies inside the input, the
 // unpadded kernels (generators/pool_window.h, padded=false), converting each tap; elsewhere, for
-// f32 MaxPool (values only) and AvgPool, the rows-first kernels. What the rules below need to know of a call (window numbers
+// f32 MaxPool (values only) and AvgPool, the rows-first kernels. And for stride-1 windows that
+// keep the plane's size, the same operators' flat-plane kernels, which copy each plane flat (a
+// margin above and below it, no padding columns). What the rules below need to know of a call (window numbers
 // in Halide axis order: 0 = x, 1 = y, 2 = z; 1 along the axes a call lacks):
 struct PoolKernelCall {
     bool avg = false;         // AvgPool (sums); else MaxPool, values only
@@ -34,6 +36,9 @@ struct PoolKernelCall {
                               // MaxPool, 8 for f64, else 4 (f32, f16 keys, bf16 as f32)
     int32_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
     int64_t output_width = 1;  // outputs per row
+    // The call is one the flat-plane kernels compute (the runtime checks: stride 1 and dilation 1
+    // along x and y, the output plane the input's size, one plane deep, dense rows).
+    bool flat_plane = false;
     // The path's SIMD (schedules/vector_bytes.h); vector_bytes 0 for a path the rule was not
     // measured on: the GPUs, and an autoscheduler's kernels.
     int vector_bytes = 0;
@@ -114,6 +119,25 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
 inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
     if (c.vector_bytes == 0 || c.f16 || c.eight_bit) return false;
     return !(c.stride[1] == 1 && c.dilation[1] == 1 && (c.kernel[1] == 2 || c.kernel[1] == 3));
+}
+
+// Where the flat-plane call holds (PoolKernelCall::flat_plane), f32 MaxPool (values only) and f32
+// AvgPool take the flat-plane kernels (generate_flat_plane in generators/pooling_generator.cpp;
+// built for the AVX2 and AVX-512 paths), which pool each plane as one flat row where the padded
+// kernels run a loop per row. Measured on Zen 4 (docs/PERFORMANCE_HISTORY.md, "flat-plane pooling
+// kernels"; time
+// over the padded kernel's, fastest of 9 interleaved turns, AVX-512 1 thread):
+//   - Taken: windows of at least 3x3 on planes up to 39 wide. MaxPool 3x3 pad 1 on 35x35 0.89,
+//     28x28 0.87, 14x14 0.68, 7x7 0.59; 5x5 pad 2 on 28x28 0.20, 13x13 0.27; 7x7 pad 3 on 28x28
+//     0.41; 9x9 pad 4 on 13x13 0.47. AvgPool (exclude-pad) 3x3 on 35x35 0.73, 28x28 0.65, 14x14
+//     0.57, 7x7 0.77; 5x5 0.17-0.20, 7x7 0.41, 9x9 0.39.
+//   - Not taken: wider planes (3x3 on 42x42: MaxPool 1.12, AvgPool 0.94; 48x48 1.25 / 1.09; 56x56
+//     1.21 / 1.00: the plane's three per-plane buffers outgrow L1, and the padded kernel's rows
+//     waste fewer lanes), and 2x2 windows (2x2/1 on 30x30: 2.2 / 1.9: the padded kernels
+//     specialize them, this kernel does not).
+inline bool flat_plane_kernel_pays(const PoolKernelCall &c) {
+    if (!c.flat_plane || c.vector_bytes == 0 || c.f16 || c.eight_bit) return false;
+    return c.kernel[0] >= 3 && c.kernel[1] >= 3 && c.output_width < 40;
 }
 
 }  // namespace poolconv

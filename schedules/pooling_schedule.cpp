@@ -37,6 +37,10 @@
 // window's rows first, reading the input in place (no padded copy), then along x over a band of
 // such rows.
 //
+// Flat plane (schedule_flat_plane_pooling): MaxPool's and AvgPool's kernels for stride-1 windows
+// that keep the plane's size, which pool each plane as one flat row of positions: no loop, and no
+// vector tail, per row.
+//
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), kept in
 // registers on 7x7 planes; each task sums at least 64K taps.
@@ -369,6 +373,74 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
                            s.stride[1] == 2 && undilated);
     specialized.specialize(s.windows_never_empty);
     for (int stride_x : {1, 2}) s.along_x.update().specialize(s.stride[0] == stride_x);
+}
+
+// Flat plane (MaxPool's and AvgPool's flat_plane kernels, FlatPlaneStages), where stages.applies:
+//   output:  for n, for c (parallel; planes per task as the padded kernels': the flat copy of each
+//            plane in L1) / for z / [plane, rows, pooled] / for the plane's positions, x and y
+//            fused, in vectors of L (the last guarded where masked stores are cheap, else shifted
+//            inwards): a copy of pooled, converted.
+//   plane:   the margins, then the copy, in vectors.
+//   rows:    vectors of the window's rows reduced in registers (y taps unrolled in threes).
+//   pooled:  vectors of along_x, reduced in registers (x taps unrolled in threes).
+//   plane, rows and pooled per plane, in buffers allocated once per task; the tables (columns,
+//   AvgPool's divisors) once per call.
+//   Why whole planes of pooled values, copied: the output's fused x + y * width simplifies to the
+//   position itself (and the output's stores to dense vectors) only where x and y are fused whole;
+//   and bounds inference, which comes first, would ask for whole rows of a Func the output
+//   vectors read directly; over a whole plane the positions it asks for are exact.
+//   Specialized: 3x3 windows with pads of 1 (GoogLeNet's and Inception's pools), then 5x5 with
+//   pads of 2 (YOLO's spatial pyramid pools).
+void schedule_flat_plane_pooling(FlatPlaneStages &s, const TargetParams &target, const Type &work_type) {
+    if (target.gpu) throw CompileError("the flat-plane pooling plan is for CPUs only");
+    const int lanes = target.vector_bytes / work_type.bytes();
+    const std::vector<Var> args = s.output.args();
+    const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
+    const Var &f = s.position;
+    Var xy("xy"), xyo("xyo"), xyi("xyi"), co("co"), ci("ci"), fo("fo"), fi("fi");
+
+    const Expr positions = s.input_plane_elements;
+    const Expr planes = padded_planes_per_task(positions * work_type.bytes());
+    auto output_loops = [&](Stage out, TailStrategy tail) {
+        out.fuse(x, y, xy).split(xy, xyo, xyi, lanes, tail).vectorize(xyi);
+        out.split(c, co, ci, planes, TailStrategy::GuardWithIf);
+        out.reorder(xyi, xyo, z, ci, co, n).parallel(co).parallel(n);
+    };
+    Stage plan = s.output.specialize(s.applies);
+    Stage windows = plan;
+    if (!target.masked_stores) {
+        windows = plan.specialize(positions >= lanes);
+        output_loops(windows, TailStrategy::ShiftInwards);
+    }
+    output_loops(plan, TailStrategy::GuardWithIf);
+    s.output.specialize_fail("flat-plane pooling: called for a window other than stride 1, dilation 1, "
+                             "one plane deep, with pads inside it, on a plane of 1 to 2^24 positions");
+    for (Func table : s.tables) table.compute_root().vectorize(table.args()[0], lanes, TailStrategy::GuardWithIf);
+
+    s.plane.compute_at(s.output, z).hoist_storage(s.output, co);
+    for (int m = 0; m < 2; m++) {
+        if (target.masked_stores) {
+            s.plane.update(m).vectorize(s.margins[m].x, lanes, TailStrategy::GuardWithIf);
+        } else {
+            s.plane.update(m).unscheduled();  // element by element (see the padded kernels' margins)
+        }
+    }
+    s.plane.update(2).vectorize(s.positions.x, lanes, TailStrategy::GuardWithIf);
+
+    for (Func per_plane : {s.rows, s.pooled}) {
+        per_plane.compute_at(s.output, z).hoist_storage(s.output, co).split(f, fo, fi, lanes, TailStrategy::RoundUp).vectorize(fi);
+    }
+    struct Reduction {
+        Func func, consumer;
+        RVar taps;
+    };
+    for (Reduction r : {Reduction{s.across_rows, s.rows, s.row_taps.x}, Reduction{s.along_x, s.pooled, s.taps_x}}) {
+        r.func.compute_at(r.consumer, fo).bound_extent(f, lanes).store_in(MemoryType::Register).vectorize(f);
+        r.func.update().reorder(f, r.taps).vectorize(f).unroll(r.taps, 3, TailStrategy::GuardWithIf);
+    }
+
+    const Expr &kx = s.kernel[0], &ky = s.kernel[1];
+    for (int k : {3, 5}) windows.specialize(kx == k && ky == k && s.pad_begin[0] == k / 2 && s.pad_begin[1] == k / 2);
 }
 
 void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type) {

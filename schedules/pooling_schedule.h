@@ -64,6 +64,35 @@ struct RowsFirstStages {
     Halide::Expr kernel[3], stride[3], dilation[3];
 };
 
+// The Funcs of the flat-plane pipelines (MaxPool's and AvgPool's generate_flat_plane): each plane
+// pooled as one flat row of positions (x + y * width). `plane` is the input plane, flat, inside
+// margins of padding (updates 0 and 1: the margins, update 2: `positions`, the copy);
+// across_rows reduces the window's rows (row_taps) at one position, `rows` holds those, along_x
+// reduces along x over rows (taps_x) where a tap's column lies in the row, reading `columns`;
+// `pooled` is the finished value (the generator's), and the output reads it at x + y * width.
+struct FlatPlaneStages {
+    Halide::Var position{"position"};  // the pure argument of plane, across_rows, rows, along_x, pooled, columns
+    Halide::Func output;               // (x, y, z, c, n), pure, reads pooled
+    Halide::Func plane;
+    std::array<Halide::RDom, 2> margins;
+    Halide::RDom positions;
+    Halide::Func across_rows;
+    Halide::RDom row_taps;
+    Halide::Func rows;
+    Halide::Func columns;  // (position): the column of each position, a table per call
+    Halide::Func along_x;
+    Halide::RVar taps_x;
+    Halide::Func pooled;   // (position, z, c, n)
+    // Per-call tables over the plane's positions (columns, AvgPool's divisors).
+    std::vector<Halide::Func> tables;
+    Halide::Expr width;    // the plane's width (input and output)
+    // Where the plan holds: stride and dilation 1 along x and y, one plane deep, pads within the
+    // window, a nonzero width and fewer than 2^24 positions. The kernel fails elsewhere.
+    Halide::Expr applies;
+    Halide::Expr input_plane_elements;
+    Halide::Expr kernel[3], stride[3], dilation[3], pad_begin[3];
+};
+
 // Schedules the stages for `target`. `work_type` is the type the window reduction accumulates in;
 // `accumulator_bytes` the widest per-lane state it keeps (4 for an int32 argmax position).
 void schedule_pooling(PoolingStages &stages, const TargetParams &target,
@@ -71,6 +100,9 @@ void schedule_pooling(PoolingStages &stages, const TargetParams &target,
 
 // For the rows-first pipeline: CPU targets only.
 void schedule_rows_first_pooling(RowsFirstStages &stages, const TargetParams &target, const Halide::Type &work_type);
+
+// For the flat-plane pipeline: CPU targets only.
+void schedule_flat_plane_pooling(FlatPlaneStages &stages, const TargetParams &target, const Halide::Type &work_type);
 
 // For a window that covers whole rows (global pooling, output x extent 1): reduces along the taps
 // in vector lanes instead of along output x. The reduction must be an associative update (a sum).

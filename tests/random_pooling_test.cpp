@@ -737,6 +737,60 @@ bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_
     return !(stride_y == 1 && dilation_y == 1 && (kernel_y == 2 || kernel_y == 3));
 }
 
+// Whether f32 MaxPool (values only) and AvgPool take the flat-plane kernel (flat_plane_kernel_pays,
+// schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the only ones it is built for), for 2-D
+// windows of at least 3x3 (or 3-D ones a plane deep) at stride 1 and dilation 1, whose output
+// plane has the input's size, on planes narrower than 40, rows dense in input and output.
+// (An axis of one output counts as stride 1, as the runtime passes it; along z the window must be
+// one plane at stride 1, unpadded.)
+bool flat_plane_expected(DType dtype, const Shape &in, const Shape &out, const PoolAttributes &pa, bool dense = true) {
+    const Isa isa = active_isa();
+    const std::size_t spatial = in.size() - 2;
+    if (dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512) || spatial < 2 || !dense) return false;
+    for (std::size_t i = 0; i < spatial; i++) {
+        const bool plane_axis = i + 2 >= spatial;  // y or x
+        const int64_t k = pa.kernel[i], d = pa.dilations.empty() ? 1 : pa.dilations[i];
+        const int64_t s = pa.strides.empty() || out[i + 2] == 1 ? 1 : pa.strides[i];
+        const int64_t pad = pa.pads_begin.empty() ? 0 : pa.pads_begin[i];
+        if (plane_axis && (k < 3 || s != 1 || d != 1 || out[i + 2] != in[i + 2])) return false;
+        if (!plane_axis && (k != 1 || s != 1 || pad != 0)) return false;
+    }
+    return in.back() < 40 && in[in.size() - 1] * in[in.size() - 2] < (int64_t{1} << 24);
+}
+
+// An f32 AvgPool call into `got` (first filled with NaNs, so an element the kernel does not write
+// shows) against `expected`: within 1e-5 relative, 3e-5 absolute (values up to 3: the sums of up
+// to 49 of them, added in another order than the reference's, cancel).
+void check_avg_pool_f32(const Tensor &input, Tensor &got, const Tensor &expected, const AvgPoolAttributes &a,
+                        const std::string &where, test::FailureBudget &budget) {
+    got.fill_bytes(0xFF);
+    try {
+        avg_pool(input.view(), got.view(), a);
+    } catch (const Error &e) {
+        budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+        return;
+    }
+    test::CompareOptions o;
+    o.rel_tol = 1e-5;
+    o.abs_tol = 3e-5;
+    budget.check(test::tensors_match(got, expected, o), where);
+}
+
+// MaxPool's value-comparing kernels (rows first, flat plane) write a zero maximum as +0 and a NaN
+// as the canonical quiet NaN: each element of `got` checked.
+void check_canonical_max_outputs(const Tensor &got, const std::string &where, test::FailureBudget &budget) {
+    const float *out = static_cast<const float *>(got.view().data);
+    for (int64_t i = 0; i < got.element_count(); i++) {
+        uint32_t bits;
+        std::memcpy(&bits, &out[i], 4);
+        if (std::isnan(out[i])) {
+            budget.check(::testing::AssertionResult(bits == 0x7fc00000u) << "NaN bits " << bits << " at " << i, where);
+        } else if (out[i] == 0) {
+            budget.check(::testing::AssertionResult(!std::signbit(out[i])) << "-0 at " << i, where);
+        }
+    }
+}
+
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
 // (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
 // unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
@@ -841,9 +895,10 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
 // generators/pooling_generator.cpp), each passed to `check`: 2-D 3x3/2 and 2x2/2 windows (also at
 // stride 1 along x, the plan's other hot windows), 1-D, 3-D, a 5x5/1 and dilated windows, with
 // pads up to beyond the window (windows of padding only), ceil rounding, every output width around
-// 8 and 16 lanes (2x3 planes of 2 or 3 channels). `check` gets whether the rule sends the call to
-// the rows-first kernels (rows_first_expected), and whether some window reaches the padding (where
-// none does, the unpadded kernel's rule decides).
+// 8 and 16 lanes, and 41 (2x3 planes of 2 or 3 channels). `check` gets whether the rule sends the call to
+// the rows-first kernels (rows_first_expected; the 5x5/1 windows that keep the plane's size take
+// the flat-plane kernels instead, flat_plane_expected), and whether some window reaches the
+// padding (where none does, the unpadded kernel's rule decides).
 struct RowsFirstCall {
     Shape input_shape, output_shape;
     PoolAttributes attributes;
@@ -863,7 +918,7 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
                               {2, 3, 1, 2, 2, false, 2},    {2, 3, 2, 1, 1, false, 1, 1},
                               {2, 2, 2, 0, 1, true, 1, 1}};
     for (const Window &w : windows) {
-        for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34}) {
+        for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34, 41}) {
             RowsFirstCall call;
             call.input_shape = {2, 3};
             PoolAttributes &pa = call.attributes;
@@ -892,7 +947,8 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
                 call.reaches_padding = call.reaches_padding || pb > 0 || last_tap >= call.input_shape[axis + 2];
             }
             const int64_t kernel_y = w.spatial >= 2 ? w.kernel : 1, stride_y = w.spatial >= 2 ? w.stride : 1;
-            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation);
+            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation) &&
+                              !flat_plane_expected(DType::f32, call.input_shape, call.output_shape, pa);
             check(call);
         }
     }
@@ -933,17 +989,7 @@ TEST_P(RandomPooling, MaxPoolRowsFirstEdgeValues) {
             return;
         }
         budget.check(test::tensors_match(got, expected), where);
-        const float *out = static_cast<const float *>(got.view().data);
-        for (int64_t i = 0; i < got.element_count(); i++) {
-            uint32_t bits;
-            std::memcpy(&bits, &out[i], 4);
-            if (std::isnan(out[i])) {
-                budget.check(::testing::AssertionResult(bits == 0x7fc00000u) << "NaN bits " << bits << " at " << i,
-                             where);
-            } else if (out[i] == 0) {
-                budget.check(::testing::AssertionResult(!std::signbit(out[i])) << "-0 at " << i, where);
-            }
-        }
+        check_canonical_max_outputs(got, where, budget);
     });
 }
 
@@ -978,18 +1024,91 @@ TEST_P(RandomPooling, AvgPoolRowsFirstWindows) {
                                  << "picked " << picked,
                              where);
             }
-            try {
-                avg_pool(input.view(), got.view(), a);
-            } catch (const Error &e) {
-                budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
-                continue;
-            }
-            test::CompareOptions o;
-            o.rel_tol = 1e-5;
-            o.abs_tol = 3e-5;  // values up to 3: sums of up to 25 of them cancel
-            budget.check(test::tensors_match(got, expected, o), where);
+            check_avg_pool_f32(input, got, expected, a, where, budget);
         }
     });
+}
+
+// The flat-plane kernels (generate_flat_plane in generators/pooling_generator.cpp) pool each plane
+// as one flat row: a window's taps left and right of its centre wrap into the rows beside it
+// unless the column test stops them, and its rows above and below the plane read the margins.
+// Windows that keep the plane's size at stride 1: 3x3 pads 1 (and 0 / 2, 2 / 0 along one axis),
+// 5x5, 7x7, 3x5, 4x4 (pads 1 / 2), 3-D a plane deep (and that at stride 2 along z, which the
+// kernel does not compute); planes 1 to 41 wide (the rule takes up to
+// 39) and 1 to 9 high, 2 or 3 channels; dense tensors (the flat-plane kernel where the rule says,
+// checked) and tensors with padded rows (never that kernel). MaxPool over NaNs (negative ones),
+// +-inf, signed zeros and ties must match the reference exactly, with +0 for a zero maximum and
+// the canonical NaN; AvgPool in every padding mode within 1e-5.
+TEST_P(RandomPooling, FlatPlaneWindows) {
+    Rng rng(6208);
+    test::FailureBudget budget;
+    const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
+    const double max_specials[] = {nan, inf, -inf, -0.0, 0.0, 1.5, -2.0};
+    const double avg_specials[] = {-nan, inf, -inf, -0.0};
+    struct Window {
+        Shape kernel, pads_begin, pads_end;  // (y, x), or (z, y, x)
+        Shape strides = {};                  // empty: 1
+        bool ceil = false;
+    };
+    // The last: one plane deep at stride 2 along z, whose ceil rounding keeps the 2 planes (the
+    // second window all padding): not the flat-plane kernel's.
+    const Window windows[] = {{{3, 3}, {1, 1}, {1, 1}},          {{3, 3}, {0, 2}, {2, 0}}, {{5, 5}, {2, 2}, {2, 2}},
+                              {{7, 7}, {3, 3}, {3, 3}},          {{3, 5}, {1, 2}, {1, 2}}, {{4, 4}, {1, 2}, {2, 1}},
+                              {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}}, {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}, {2, 1, 1}, true}};
+    for (const Window &w : windows) {
+        for (const int64_t width : {1, 2, 7, 15, 16, 17, 33, 39, 41}) {
+            for (const int64_t height : {1, 4, 9}) {
+                Shape in_shape = {2, uniform(rng, 2, 3), height, width};
+                if (w.kernel.size() == 3) in_shape.insert(in_shape.begin() + 2, 2);
+                PoolAttributes pa;
+                pa.kernel = w.kernel;
+                pa.pads_begin = w.pads_begin;
+                pa.pads_end = w.pads_end;
+                pa.strides = w.strides;
+                if (w.ceil) pa.rounding = Rounding::ceil;
+                const Shape out_shape = infer_pool_shape(in_shape, pa).output_shape;
+                for (const bool dense : {true, false}) {
+                    Shape extra(in_shape.size(), 0);
+                    extra.back() = dense ? 0 : 3;
+                    Tensor input = dense ? Tensor::dense(DType::f32, in_shape) : Tensor::padded(DType::f32, in_shape, extra);
+                    const bool flat = flat_plane_expected(DType::f32, in_shape, out_shape, pa, dense);
+                    const Geometry g{in_shape, pa, out_shape};
+                    std::vector<double> values(static_cast<std::size_t>(input.element_count()));
+                    for (double &v : values) v = chance(rng, 0.2) ? max_specials[uniform(rng, 0, 6)] : uniform(rng, -3, 3);
+                    input.set_values(values);
+                    MaxPoolAttributes ma;
+                    static_cast<PoolAttributes &>(ma) = pa;
+                    Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
+                    reference::max_pool(input.view(), expected.view(), ma);
+                    std::string where = context(0, dense ? "max_pool" : "max_pool, padded rows", DType::f32, g, test::describe(ma));
+                    const std::string picked = max_pool_kernel_picked(input, got, ma);
+                    budget.check(::testing::AssertionResult(flat == (picked == "max_pool_f32_flat_plane")) << "picked " << picked, where);
+                    try {
+                        got.fill_bytes(0xFF);  // NaNs: an element the kernel did not write shows
+                        max_pool(input.view(), got.view(), ma);
+                        budget.check(test::tensors_match(got, expected), where);
+                        check_canonical_max_outputs(got, where, budget);
+                    } catch (const Error &e) {
+                        budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+                    }
+                    for (double &v : values) v = chance(rng, 0.03) ? avg_specials[uniform(rng, 0, 3)] : uniform(rng, -3, 3);
+                    input.set_values(values);
+                    for (const AvgPadMode mode : {AvgPadMode::exclude_pad, AvgPadMode::include_pad, AvgPadMode::include_pad_openvino}) {
+                        AvgPoolAttributes aa;
+                        static_cast<PoolAttributes &>(aa) = pa;
+                        aa.pad_mode = mode;
+                        reference::avg_pool(input.view(), expected.view(), aa);
+                        where = context(0, dense ? "avg_pool" : "avg_pool, padded rows", DType::f32, g, test::describe(aa));
+                        const std::string avg_picked = avg_pool_kernel_picked(input, got, aa);
+                        budget.check(::testing::AssertionResult(flat == (avg_picked == "avg_pool_f32_flat_plane"))
+                                         << "picked " << avg_picked,
+                                     where);
+                        check_avg_pool_f32(input, got, expected, aa, where, budget);
+                    }
+                }
+            }
+        }
+    }
 }
 
 // A call the rule sends to the padded kernel (its rows narrower than a vector) whose padded plane

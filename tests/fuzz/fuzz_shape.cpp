@@ -7,8 +7,9 @@
 // here independently from the geometry), and there only for calls that need the padded kernels:
 // where every window lies inside the input, calls without indices run a kernel that reads the
 // input in place, with no scratch (runtime/pooling.cpp, pool_kernel); and f32 MaxPool without
-// indices and f32 AvgPool may run the rows-first kernels, whose scratch is a band of 8 rows, so
-// they may run or be refused there.
+// indices and f32 AvgPool may run the rows-first kernels, whose scratch is a band of 8 rows, or
+// the flat-plane kernels (stride-1 windows that keep the plane's size, planes under 2^24
+// positions), so they may run or be refused there.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -153,9 +154,9 @@ void pooling(FuzzedDataProvider &in) {
     const TensorView iv = indices.view();
     must_run([&] { max_pool(x.view(), y.view(), max_a, &iv); }, "max_pool with indices " + what, scratch);
     if (dtype == DType::f32) must_run([&] { avg_pool(x.view(), y.view(), avg_a); }, "avg_pool " + what, values_scratch);
-    // f32 MaxPool and AvgPool may take the rows-first kernels instead (on the AVX2 and AVX-512
-    // paths, where the rule in schedules/pool_limits.h picks them), whose scratch is 8 rows of the
-    // plane: they may run.
+    // f32 MaxPool and AvgPool may take the rows-first or flat-plane kernels instead (on the AVX2
+    // and AVX-512 paths, where the rules in schedules/pool_limits.h pick them), whose scratch is 8
+    // rows of the plane or one flat plane: they may run.
     if (values_scratch && dtype != DType::f32) {
         // Refused whatever the type: a plane of 1-byte elements is already beyond the limit.
         bool refused = false;
