@@ -36,7 +36,8 @@ struct PreparedPool {
     bool windows_inside = true;   // no window has a tap outside the input (no padding is read)
     // The flat-plane kernels' call (generate_flat_plane in generators/pooling_generator.cpp): 2 or
     // 3 spatial axes; along x and y stride 1, dilation 1, pads inside the window and the output
-    // as wide and high as the input; one plane deep; rows dense in input and output; fewer than
+    // as wide and high as the input; one plane deep, along z at stride 1 with as many planes out
+    // as in (no padding after the input adds planes); rows dense in input and output; fewer than
     // 2^24 positions per plane, and in the margins its windows reach above and below it.
     bool flat_plane = false;
 };
@@ -90,7 +91,7 @@ PreparedPool prepare_pool(const char *op, const TensorView &input, const TensorV
     p.flat_plane = spatial >= 2 && w.kernel[2] == 1 && w.pad_begin[2] == 0 && dense_rows(input) && dense_rows(output) &&
                    input.shape[r - 1] * input.shape[r - 2] < (int64_t{1} << 24) &&
                    int64_t{w.kernel[1]} * input.shape[r - 1] + w.kernel[0] < (int64_t{1} << 24) &&  // the margins
-                   w.stride[2] == 1;
+                   w.stride[2] == 1 && (spatial == 2 || p.geometry.output_shape[r - 3] == input.shape[r - 3]);
     for (int ax = 0; ax < 2; ax++) {
         const std::size_t d = r - 1 - ax;
         p.flat_plane = p.flat_plane && w.stride[ax] == 1 && w.dilation[ax] == 1 && w.pad_begin[ax] < w.kernel[ax] &&

@@ -753,7 +753,7 @@ bool flat_plane_expected(DType dtype, const Shape &in, const Shape &out, const P
         const int64_t s = pa.strides.empty() || out[i + 2] == 1 ? 1 : pa.strides[i];
         const int64_t pad = pa.pads_begin.empty() ? 0 : pa.pads_begin[i];
         if (plane_axis && (k < 3 || s != 1 || d != 1 || out[i + 2] != in[i + 2])) return false;
-        if (!plane_axis && (k != 1 || s != 1 || pad != 0)) return false;
+        if (!plane_axis && (k != 1 || s != 1 || pad != 0 || out[i + 2] != in[i + 2])) return false;
     }
     return in.back() < 40 && in[in.size() - 1] * in[in.size() - 2] < (int64_t{1} << 24);
 }
@@ -1033,8 +1033,8 @@ TEST_P(RandomPooling, AvgPoolRowsFirstWindows) {
 // as one flat row: a window's taps left and right of its centre wrap into the rows beside it
 // unless the column test stops them, and its rows above and below the plane read the margins.
 // Windows that keep the plane's size at stride 1: 3x3 pads 1 (and 0 / 2, 2 / 0 along one axis),
-// 5x5, 7x7, 3x5, 4x4 (pads 1 / 2), 3-D a plane deep (and that at stride 2 along z, which the
-// kernel does not compute); planes 1 to 41 wide (the rule takes up to
+// 5x5, 7x7, 3x5, 4x4 (pads 1 / 2), 3-D a plane deep (and three such windows whose output has
+// another number of planes than the input, which the kernel does not compute); planes 1 to 41 wide (the rule takes up to
 // 39) and 1 to 9 high, 2 or 3 channels; dense tensors (the flat-plane kernel where the rule says,
 // checked) and tensors with padded rows (never that kernel). MaxPool over NaNs (negative ones),
 // +-inf, signed zeros and ties must match the reference exactly, with +0 for a zero maximum and
@@ -1050,11 +1050,20 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
         Shape strides = {};                  // empty: 1
         bool ceil = false;
     };
-    // The last: one plane deep at stride 2 along z, whose ceil rounding keeps the 2 planes (the
-    // second window all padding): not the flat-plane kernel's.
-    const Window windows[] = {{{3, 3}, {1, 1}, {1, 1}},          {{3, 3}, {0, 2}, {2, 0}}, {{5, 5}, {2, 2}, {2, 2}},
-                              {{7, 7}, {3, 3}, {3, 3}},          {{3, 5}, {1, 2}, {1, 2}}, {{4, 4}, {1, 2}, {2, 1}},
-                              {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}}, {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}, {2, 1, 1}, true}};
+    // The last three: not the flat-plane kernel's. One plane deep at stride 2 along z, whose ceil
+    // rounding keeps the 2 planes (the second window all padding); one plane deep with 2 planes
+    // of padding after the input along z, whose output has 2 planes more (all padding); and one
+    // at stride 4 along z, whose one output plane the runtime computes at stride 1.
+    const Window windows[] = {{{3, 3}, {1, 1}, {1, 1}},
+                              {{3, 3}, {0, 2}, {2, 0}},
+                              {{5, 5}, {2, 2}, {2, 2}},
+                              {{7, 7}, {3, 3}, {3, 3}},
+                              {{3, 5}, {1, 2}, {1, 2}},
+                              {{4, 4}, {1, 2}, {2, 1}},
+                              {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}},
+                              {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}, {2, 1, 1}, true},
+                              {{1, 3, 3}, {0, 1, 1}, {2, 1, 1}},
+                              {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}, {4, 1, 1}}};
     for (const Window &w : windows) {
         for (const int64_t width : {1, 2, 7, 15, 16, 17, 33, 39, 41}) {
             for (const int64_t height : {1, 4, 9}) {
