@@ -367,11 +367,16 @@ protected:
         return s;
     }
 
-    // The flat-plane kernels' output: each position's pooled value, converted. Input and output
-    // planes are dense and of one size, which lets the schedule fuse the output's x and y.
+    // The flat-plane kernels' output: each position's pooled value, converted, written by an
+    // update over the plane's positions p at (p % width, p / width) (the pure definition writes
+    // nothing), so that a chunk of positions needs just its own pooled values (the schedule's
+    // comment says why not pure x and y). Input and output planes are dense and of one size.
     template<typename Out>
     void define_flat_plane_output(schedules::FlatPlaneStages &s, Out &output) {
-        output(x, y, z, c, n) = to_data_type(data_type(), s.pooled(x + y * s.width, z, c, n));
+        s.output_positions = Halide::RDom(0, input_extent(0) * input_extent(1), "output_positions");
+        const Expr p = s.output_positions.x;
+        output(x, y, z, c, n) = Halide::undef(data_type());
+        output(p % s.width, p / s.width, z, c, n) = to_data_type(data_type(), s.pooled(p, z, c, n));
         input.dim(1).set_stride(input.dim(0).extent());
         output.dim(1).set_stride(output.dim(0).extent());
         for (int d = 0; d < 3; d++) output.dim(d).set_extent(input.dim(d).extent());

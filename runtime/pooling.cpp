@@ -194,6 +194,7 @@ std::string pool_kernel(const char *op, const TensorView &input, const PreparedP
         call.kernel[a] = p.window.kernel[a];
         call.stride[a] = p.window.stride[a];
         call.dilation[a] = p.window.dilation[a];
+        call.pad_begin[a] = p.window.pad_begin[a];
     }
     call.output_width = p.geometry.output_shape.back();
     call.flat_plane = p.flat_plane;

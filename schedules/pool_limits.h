@@ -34,10 +34,11 @@ struct PoolKernelCall {
     bool eight_bit = false;   // i8 or u8 MaxPool: compares its own type, no conversion
     int compared_bytes = 4;   // the type compared or summed (and the padded scratch's): 1 for 8-bit
                               // MaxPool, 8 for f64, else 4 (f32, f16 keys, bf16 as f32)
-    int32_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+    int32_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};
     int64_t output_width = 1;  // outputs per row
     // The call is one the flat-plane kernels compute (the runtime checks: stride 1 and dilation 1
-    // along x and y, the output plane the input's size, one plane deep, dense rows).
+    // along x and y, pads inside the window, the output plane the input's size, one plane deep
+    // at stride 1 with as many output planes as input ones, dense rows).
     bool flat_plane = false;
     // The path's SIMD (schedules/vector_bytes.h); vector_bytes 0 for a path the rule was not
     // measured on: the GPUs, and an autoscheduler's kernels.
@@ -124,20 +125,33 @@ inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
 // Where the flat-plane call holds (PoolKernelCall::flat_plane), f32 MaxPool (values only) and f32
 // AvgPool take the flat-plane kernels (generate_flat_plane in generators/pooling_generator.cpp;
 // built for the AVX2 and AVX-512 paths), which pool each plane as one flat row where the padded
-// kernels run a loop per row. Measured on Zen 4 (docs/PERFORMANCE_HISTORY.md, "flat-plane pooling
-// kernels"; time
-// over the padded kernel's, fastest of 9 interleaved turns, AVX-512 1 thread):
-//   - Taken: windows of at least 3x3 on planes up to 39 wide. MaxPool 3x3 pad 1 on 35x35 0.89,
-//     28x28 0.87, 14x14 0.68, 7x7 0.59; 5x5 pad 2 on 28x28 0.20, 13x13 0.27; 7x7 pad 3 on 28x28
-//     0.41; 9x9 pad 4 on 13x13 0.47. AvgPool (exclude-pad) 3x3 on 35x35 0.73, 28x28 0.65, 14x14
-//     0.57, 7x7 0.77; 5x5 0.17-0.20, 7x7 0.41, 9x9 0.39.
-//   - Not taken: wider planes (3x3 on 42x42: MaxPool 1.12, AvgPool 0.94; 48x48 1.25 / 1.09; 56x56
-//     1.21 / 1.00: the plane's three per-plane buffers outgrow L1, and the padded kernel's rows
-//     waste fewer lanes), and 2x2 windows (2x2/1 on 30x30: 2.2 / 1.9: the padded kernels
-//     specialize them, this kernel does not).
+// kernels run a loop per row, and the rows-first kernels a band of rows. Measured on Zen 4
+// (docs/PERFORMANCE_HISTORY.md, "2026-11-30"; time over the kernel the call would take otherwise,
+// fastest of 9 interleaved turns, AVX-512 at 1 / 2 threads, then AVX2):
+//   - 5x5 windows with pads of 2 (YOLO's spatial pyramid pools; the kernel specializes them),
+//     against the rows-first kernels: MaxPool 0.40-0.62 on planes 28 to 224 wide, AVX2 0.26-0.35;
+//     AvgPool 0.27-0.79, AVX2 0.22-0.46. Taken up to 224 wide (the widest measured).
+//   - 3x3 windows with pads of 1 (GoogLeNet's and Inception's; specialized), against the padded
+//     kernels: MaxPool on 35x35 0.77 / 0.77, 28x28 0.76 / 0.75, 14x14 0.64 / 0.63, 7x7 0.54 /
+//     0.54, 40x40 0.85 / 0.83 but AVX2 1.15 / 1.17, 48x48 1.02-1.04, AVX2 1.13-1.16: MaxPool up to
+//     39 wide. AvgPool (exclude-pad) 0.48-0.66 up to 40 wide, 42x42 0.72 / 0.75, 48x48 0.96 / 0.82,
+//     56x56 0.81 / 0.81, AVX2 0.55-0.88; 64x64 0.98-1.00, AVX2 0.96: AvgPool up to 56 wide.
+//   - Other windows of at least 3x3 (the kernel's general path): MaxPool 7x7 pad 3 on 28x28 0.39
+//     against the padded kernel, 9x9 pad 4 on 13x13 0.46-0.49, AvgPool 0.39-0.41; but against the
+//     rows-first kernels on 52- and 56-wide planes 7x7 and 9x9 0.90-1.06, AVX2 1.14-1.31: up to
+//     39 wide.
+//   - Not taken: 2x2 windows (2x2/1 on 30x30 took 2.2 / 1.9 the padded kernel's time in the
+//     first flat-plane kernels: the padded kernels specialize them, this kernel does not).
 inline bool flat_plane_kernel_pays(const PoolKernelCall &c) {
     if (!c.flat_plane || c.vector_bytes == 0 || c.f16 || c.eight_bit) return false;
-    return c.kernel[0] >= 3 && c.kernel[1] >= 3 && c.output_width < 40;
+    if (c.kernel[0] < 3 || c.kernel[1] < 3) return false;
+    // The kernel's specialized windows (schedule_flat_plane_pooling): k x k, centred.
+    auto centred_square = [&](int k) {
+        return c.kernel[0] == k && c.kernel[1] == k && c.pad_begin[0] == k / 2 && c.pad_begin[1] == k / 2;
+    };
+    if (centred_square(5)) return c.output_width <= 224;
+    if (centred_square(3) && c.avg) return c.output_width <= 56;
+    return c.output_width < 40;
 }
 
 }  // namespace poolconv

@@ -39,7 +39,7 @@
 //
 // Flat plane (schedule_flat_plane_pooling): MaxPool's and AvgPool's kernels for stride-1 windows
 // that keep the plane's size, which pool each plane as one flat row of positions: no loop, and no
-// vector tail, per row.
+// vector tail, per row; chunk by chunk, straight into the output.
 //
 // Global pooling (schedule_global_pooling): the runtime flattens each plane into one row and the
 // window covers it; taps are reduced `L` lanes at a time into partial results (rfactor), kept in
@@ -73,6 +73,11 @@ namespace {
 // thread, level at 2).
 constexpr int kPoolTaskBytes = 32 * 1024;
 constexpr int kMaxPlanesPerTask = 8;
+
+// Output vectors the flat-plane kernels pool per chunk of a plane (their window rows computed
+// together): 256 positions at AVX-512's 16 lanes, 128 at AVX2's 8; each chunk's rows reach one
+// vector more.
+constexpr int kFlatChunkVectors = 16;
 
 // Planes per task of the padded kernels: a plane's padded copy is `copy_bytes` (its input about
 // as large); input and copy within kPoolTaskBytes, or two planes where two copies alone fit.
@@ -376,45 +381,57 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
 }
 
 // Flat plane (MaxPool's and AvgPool's flat_plane kernels, FlatPlaneStages), where stages.applies:
-//   output:  for n, for c (parallel; planes per task as the padded kernels': the flat copy of each
-//            plane in L1) / for z / [plane, rows, pooled] / for the plane's positions, x and y
-//            fused, in vectors of L (the last guarded where masked stores are cheap, else shifted
-//            inwards): a copy of pooled, converted.
+//   output:  its update, which writes each position's pooled value: for n, for c (parallel;
+//            planes per task as the padded kernels': flat copies within L1 where planes are small
+//            enough, one plane a task from about 90x90 on) / for z /
+//            [plane] / for chunks of kFlatChunkVectors vectors of the plane's positions / [rows]
+//            / for each vector of L positions (the plane's last one masked) / [along_x].
 //   plane:   the margins, then the copy, in vectors.
-//   rows:    vectors of the window's rows reduced in registers (y taps unrolled in threes).
-//   pooled:  vectors of along_x, reduced in registers (x taps unrolled in threes).
-//   plane, rows and pooled per plane, in buffers allocated once per task; the tables (columns,
-//   AvgPool's divisors) once per call.
-//   Why whole planes of pooled values, copied: the output's fused x + y * width simplifies to the
-//   position itself (and the output's stores to dense vectors) only where x and y are fused whole;
-//   and bounds inference, which comes first, would ask for whole rows of a Func the output
-//   vectors read directly; over a whole plane the positions it asks for are exact.
+//   rows:    a chunk's window rows (and the few beside it its x taps reach), vectors reduced in
+//            registers; its buffer allocated once per task.
+//   along_x: in registers, one vector at a time.
+//   Taps unrolled in fives (y in rows, x in along_x); the tables (columns, AvgPool's divisors)
+//   once per call.
+//   Why chunks and an update: a chunk's pooled values go straight to the output, where pooling
+//   whole planes into a buffer and copying that out cost a load and a store per vector. Bounds
+//   inference needs the positions the output writes to be a range: with the output's x and y as
+//   pure loops, even fused, it asks for whole rows of the Funcs it reads; an update over the
+//   positions, writing (p % width, p / width), asks for exactly the chunk's (and Halide 21 turns
+//   those stores into dense vectors on dense rows). Such an update cannot shift its last vector
+//   inwards (Halide forbids it for updates), so on the AVX2 path too it is masked.
+//   Measured (docs/PERFORMANCE_HISTORY.md, "2026-11-30"): against the whole-plane kernel this
+//   replaced, on Zen 4 at 1 / 2 threads, AVX-512, MaxPool 3x3 pad 1 on 35x35 0.89 / 0.89, 28x28
+//   0.94 / 0.95, 14x14 0.93 / 0.94; AvgPool 0.87 / 0.85, 0.94 / 0.94, 0.86 / 0.85; 5x5 on 13x13
+//   0.95-0.96; 9x9 pad 4 on 13x13 1.03-1.04 (the general path). AVX2, whose last vector the
+//   replaced kernel shifted inwards: 3x3 on 35x35 0.87-0.91, 28x28 0.95-0.97, 14x14 0.97-1.04;
+//   5x5 on 13x13 1.03-1.06, 9x9 1.07-1.10. Chunks of 16 or 32 vectors measured alike. The rows' buffer allocated per chunk cost up to 1.3x the time in the general
+//   path, where its size is not a constant (an allocation on the heap); taps unrolled in threes,
+//   up to 1.6x for 5x5 windows (the last chunk's taps stayed a loop).
 //   Specialized: 3x3 windows with pads of 1 (GoogLeNet's and Inception's pools), then 5x5 with
 //   pads of 2 (YOLO's spatial pyramid pools).
 void schedule_flat_plane_pooling(FlatPlaneStages &s, const TargetParams &target, const Type &work_type) {
     if (target.gpu) throw CompileError("the flat-plane pooling plan is for CPUs only");
     const int lanes = target.vector_bytes / work_type.bytes();
     const std::vector<Var> args = s.output.args();
-    const Var &x = args[0], &y = args[1], &z = args[2], &c = args[3], &n = args[4];
+    const Var &z = args[2], &c = args[3], &n = args[4];
     const Var &f = s.position;
-    Var xy("xy"), xyo("xyo"), xyi("xyi"), co("co"), ci("ci"), fo("fo"), fi("fi");
+    const RVar &p = s.output_positions.x;
+    RVar po("po"), pi("pi"), chunk("chunk"), pv("pv");
+    Var co("co"), ci("ci"), fo("fo"), fi("fi");
 
     const Expr positions = s.input_plane_elements;
     const Expr planes = padded_planes_per_task(positions * work_type.bytes());
-    auto output_loops = [&](Stage out, TailStrategy tail) {
-        out.fuse(x, y, xy).split(xy, xyo, xyi, lanes, tail).vectorize(xyi);
-        out.split(c, co, ci, planes, TailStrategy::GuardWithIf);
-        out.reorder(xyi, xyo, z, ci, co, n).parallel(co).parallel(n);
-    };
-    Stage plan = s.output.specialize(s.applies);
-    Stage windows = plan;
-    if (!target.masked_stores) {
-        windows = plan.specialize(positions >= lanes);
-        output_loops(windows, TailStrategy::ShiftInwards);
-    }
-    output_loops(plan, TailStrategy::GuardWithIf);
-    s.output.specialize_fail("flat-plane pooling: called for a window other than stride 1, dilation 1, "
-                             "one plane deep, with pads inside it, on a plane of 1 to 2^24 positions");
+    Stage write = s.output.update(0);
+    Stage windows = write.specialize(s.applies);
+    // What lets the positions be vectorized: they write distinct elements (p % width, p / width),
+    // which Halide cannot prove.
+    windows.allow_race_conditions();
+    windows.split(p, po, pi, lanes, TailStrategy::GuardWithIf).vectorize(pi);
+    windows.split(po, chunk, pv, kFlatChunkVectors, TailStrategy::GuardWithIf);
+    windows.split(c, co, ci, planes, TailStrategy::GuardWithIf);
+    windows.reorder(pi, pv, chunk, z, ci, co, n).parallel(co).parallel(n);
+    write.specialize_fail("flat-plane pooling: called for a window other than stride 1, dilation 1, "
+                          "one plane deep, with pads inside it, on a plane of 1 to 2^24 positions");
     for (Func table : s.tables) table.compute_root().vectorize(table.args()[0], lanes, TailStrategy::GuardWithIf);
 
     s.plane.compute_at(s.output, z).hoist_storage(s.output, co);
@@ -427,18 +444,16 @@ void schedule_flat_plane_pooling(FlatPlaneStages &s, const TargetParams &target,
     }
     s.plane.update(2).vectorize(s.positions.x, lanes, TailStrategy::GuardWithIf);
 
-    for (Func per_plane : {s.rows, s.pooled}) {
-        per_plane.compute_at(s.output, z).hoist_storage(s.output, co).split(f, fo, fi, lanes, TailStrategy::RoundUp).vectorize(fi);
-    }
-    struct Reduction {
-        Func func, consumer;
-        RVar taps;
-    };
-    for (Reduction r : {Reduction{s.across_rows, s.rows, s.row_taps.x}, Reduction{s.along_x, s.pooled, s.taps_x}}) {
-        r.func.compute_at(r.consumer, fo).bound_extent(f, lanes).store_in(MemoryType::Register).vectorize(f);
-        r.func.update().reorder(f, r.taps).vectorize(f).unroll(r.taps, 3, TailStrategy::GuardWithIf);
+    s.rows.compute_at(s.output, chunk).hoist_storage(s.output, co);
+    s.rows.split(f, fo, fi, lanes, TailStrategy::RoundUp).vectorize(fi);
+    s.across_rows.compute_at(s.rows, fo).bound_extent(f, lanes).store_in(MemoryType::Register).vectorize(f);
+    s.along_x.compute_at(s.output, pv).bound_extent(f, lanes).store_in(MemoryType::Register).vectorize(f);
+    for (auto [func, taps] : {std::pair{s.across_rows, s.row_taps.x}, std::pair{s.along_x, s.taps_x}}) {
+        func.update().reorder(f, taps).vectorize(f).unroll(taps, 5, TailStrategy::GuardWithIf);
     }
 
+    // The runtime's rule (flat_plane_kernel_pays) takes these two windows on wider planes than
+    // the general path's.
     const Expr &kx = s.kernel[0], &ky = s.kernel[1];
     for (int k : {3, 5}) windows.specialize(kx == k && ky == k && s.pad_begin[0] == k / 2 && s.pad_begin[1] == k / 2);
 }

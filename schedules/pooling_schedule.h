@@ -69,10 +69,11 @@ struct RowsFirstStages {
 // margins of padding (updates 0 and 1: the margins, update 2: `positions`, the copy);
 // across_rows reduces the window's rows (row_taps) at one position, `rows` holds those, along_x
 // reduces along x over rows (taps_x) where a tap's column lies in the row, reading `columns`;
-// `pooled` is the finished value (the generator's), and the output reads it at x + y * width.
+// `pooled` is the finished value (the generator's), which the output's update writes at each of
+// the plane's positions (output_positions).
 struct FlatPlaneStages {
     Halide::Var position{"position"};  // the pure argument of plane, across_rows, rows, along_x, pooled, columns
-    Halide::Func output;               // (x, y, z, c, n), pure, reads pooled
+    Halide::Func output;               // (x, y, z, c, n): nothing, then an update from pooled
     Halide::Func plane;
     std::array<Halide::RDom, 2> margins;
     Halide::RDom positions;
@@ -83,6 +84,7 @@ struct FlatPlaneStages {
     Halide::Func along_x;
     Halide::RVar taps_x;
     Halide::Func pooled;   // (position, z, c, n)
+    Halide::RDom output_positions;  // the positions of a plane, which the output's update writes
     // Per-call tables over the plane's positions (columns, AvgPool's divisors).
     std::vector<Halide::Func> tables;
     Halide::Expr width;    // the plane's width (input and output)

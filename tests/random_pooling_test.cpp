@@ -672,7 +672,8 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
                 }
                 pa.pads_begin.assign(static_cast<std::size_t>(spatial), 0);
                 pa.pads_end.assign(static_cast<std::size_t>(spatial), 0);
-                const Shape out_shape = infer_pool_shape(in_shape, pa).output_shape;
+                const PoolGeometry geometry = infer_pool_shape(in_shape, pa);
+                const Shape &out_shape = geometry.output_shape;
                 MaxPoolAttributes ma;
                 static_cast<PoolAttributes &>(ma) = pa;
                 AvgPoolAttributes aa;
@@ -737,13 +738,17 @@ bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_
     return !(stride_y == 1 && dilation_y == 1 && (kernel_y == 2 || kernel_y == 3));
 }
 
-// Whether f32 MaxPool (values only) and AvgPool take the flat-plane kernel (flat_plane_kernel_pays,
-// schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the only ones it is built for), for 2-D
-// windows of at least 3x3 (or 3-D ones a plane deep) at stride 1 and dilation 1, whose output
-// plane has the input's size, on planes narrower than 40, rows dense in input and output.
-// (An axis of one output counts as stride 1, as the runtime passes it; along z the window must be
-// one plane at stride 1, unpadded.)
-bool flat_plane_expected(DType dtype, const Shape &in, const Shape &out, const PoolAttributes &pa, bool dense = true) {
+// Whether f32 MaxPool (values only) or AvgPool (`avg`) takes the flat-plane kernel
+// (flat_plane_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the only ones
+// it is built for), for 2-D windows of at least 3x3 (or 3-D ones a plane deep) at stride 1 and
+// dilation 1, whose output plane has the input's size, rows dense in input and output, on planes
+// up to 224 wide for 5x5 windows with pads of 2, up to 56 for AvgPool's 3x3 windows with pads of
+// 1, else up to 39. (An axis of one output counts as stride 1, as the runtime passes it; along z
+// the window must be one plane at stride 1, unpadded, with as many output planes as input ones.)
+// The pads are the geometry's (auto_pad resolved).
+bool flat_plane_expected(DType dtype, const Shape &in, const PoolGeometry &g, const PoolAttributes &pa, bool avg,
+                         bool dense = true) {
+    const Shape &out = g.output_shape;
     const Isa isa = active_isa();
     const std::size_t spatial = in.size() - 2;
     if (dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512) || spatial < 2 || !dense) return false;
@@ -751,11 +756,18 @@ bool flat_plane_expected(DType dtype, const Shape &in, const Shape &out, const P
         const bool plane_axis = i + 2 >= spatial;  // y or x
         const int64_t k = pa.kernel[i], d = pa.dilations.empty() ? 1 : pa.dilations[i];
         const int64_t s = pa.strides.empty() || out[i + 2] == 1 ? 1 : pa.strides[i];
-        const int64_t pad = pa.pads_begin.empty() ? 0 : pa.pads_begin[i];
+        const int64_t pad = g.pads_begin[i];
         if (plane_axis && (k < 3 || s != 1 || d != 1 || out[i + 2] != in[i + 2])) return false;
         if (!plane_axis && (k != 1 || s != 1 || pad != 0 || out[i + 2] != in[i + 2])) return false;
     }
-    return in.back() < 40 && in[in.size() - 1] * in[in.size() - 2] < (int64_t{1} << 24);
+    auto centred_square = [&](int64_t k) {
+        for (std::size_t i = spatial - 2; i < spatial; i++) {
+            if (pa.kernel[i] != k || g.pads_begin[i] != k / 2) return false;
+        }
+        return true;
+    };
+    const int64_t widest = centred_square(5) ? 224 : centred_square(3) && avg ? 56 : 39;
+    return in.back() <= widest && in[in.size() - 1] * in[in.size() - 2] < (int64_t{1} << 24);
 }
 
 // An f32 AvgPool call into `got` (first filled with NaNs, so an element the kernel does not write
@@ -893,12 +905,13 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
 
 // The padded calls the rows-first kernels take (generate_rows_first in
 // generators/pooling_generator.cpp), each passed to `check`: 2-D 3x3/2 and 2x2/2 windows (also at
-// stride 1 along x, the plan's other hot windows), 1-D, 3-D, a 5x5/1 and dilated windows, with
-// pads up to beyond the window (windows of padding only), ceil rounding, every output width around
-// 8 and 16 lanes, and 41 (2x3 planes of 2 or 3 channels). `check` gets whether the rule sends the call to
-// the rows-first kernels (rows_first_expected; the 5x5/1 windows that keep the plane's size take
-// the flat-plane kernels instead, flat_plane_expected), and whether some window reaches the
-// padding (where none does, the unpadded kernel's rule decides).
+// stride 1 along x, the plan's other hot windows), 1-D, 3-D, 5x5/1 (pads 2 / 2 and 1 / 3) and
+// dilated windows, with pads up to beyond the window (windows of padding only), ceil rounding,
+// every output width around 8 and 16 lanes, and 41 (2x3 planes of 2 or 3 channels). `check` gets
+// whether the rule sends the call to the rows-first kernels (rows_first_expected; the 5x5/1
+// windows that keep the plane's size take the flat-plane kernels instead, flat_plane_expected:
+// with pads of 2 at every width here, with pads of 1 / 3 up to 39 wide), and whether some window
+// reaches the padding (where none does, the unpadded kernel's rule decides).
 struct RowsFirstCall {
     Shape input_shape, output_shape;
     PoolAttributes attributes;
@@ -915,7 +928,7 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
     const Window windows[] = {{2, 3, 2, 1, 1, false},       {2, 2, 2, 0, 1, true},     {2, 3, 2, 4, 4, false},
                               {1, 3, 2, 1, 1, false},       {3, 2, 2, 1, 0, false},    {2, 5, 1, 2, 2, false},
                               {2, 3, 3, 2, 0, true},        {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3},
-                              {2, 3, 1, 2, 2, false, 2},    {2, 3, 2, 1, 1, false, 1, 1},
+                              {2, 3, 1, 2, 2, false, 2},    {2, 3, 2, 1, 1, false, 1, 1},  {2, 5, 1, 1, 3, false},
                               {2, 2, 2, 0, 1, true, 1, 1}};
     for (const Window &w : windows) {
         for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34, 41}) {
@@ -947,8 +960,10 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
                 call.reaches_padding = call.reaches_padding || pb > 0 || last_tap >= call.input_shape[axis + 2];
             }
             const int64_t kernel_y = w.spatial >= 2 ? w.kernel : 1, stride_y = w.spatial >= 2 ? w.stride : 1;
-            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation) &&
-                              !flat_plane_expected(DType::f32, call.input_shape, call.output_shape, pa);
+            // These windows go to the flat-plane kernel alike for MaxPool and AvgPool.
+            const bool flat = flat_plane_expected(DType::f32, call.input_shape, geometry, pa, /*avg=*/false);
+            EXPECT_EQ(flat, flat_plane_expected(DType::f32, call.input_shape, geometry, pa, /*avg=*/true));
+            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation) && !flat;
             check(call);
         }
     }
@@ -1032,11 +1047,12 @@ TEST_P(RandomPooling, AvgPoolRowsFirstWindows) {
 // The flat-plane kernels (generate_flat_plane in generators/pooling_generator.cpp) pool each plane
 // as one flat row: a window's taps left and right of its centre wrap into the rows beside it
 // unless the column test stops them, and its rows above and below the plane read the margins.
-// Windows that keep the plane's size at stride 1: 3x3 pads 1 (and 0 / 2, 2 / 0 along one axis),
-// 5x5, 7x7, 3x5, 4x4 (pads 1 / 2), 3-D a plane deep (and three such windows whose output has
-// another number of planes than the input, which the kernel does not compute); planes 1 to 41 wide (the rule takes up to
-// 39) and 1 to 9 high, 2 or 3 channels; dense tensors (the flat-plane kernel where the rule says,
-// checked) and tensors with padded rows (never that kernel). MaxPool over NaNs (negative ones),
+// Windows that keep the plane's size at stride 1: 3x3 pads 1 (and 0 / 2, 2 / 0 along one axis or
+// both), 5x5 pads 2 (and 1 / 3 along x), 7x7, 3x5, 4x4 (pads 1 / 2), 3-D a plane deep (and three such windows whose output has
+// another number of planes than the input, which the kernel does not compute); planes 1 to 225
+// wide (each bound of the rule, 39, 56 and 224, and one past it) and 1 to 9 high, 2 or 3
+// channels; dense tensors (the flat-plane kernel where the rule says, checked) and tensors with
+// padded rows (never that kernel). MaxPool over NaNs (negative ones),
 // +-inf, signed zeros and ties must match the reference exactly, with +0 for a zero maximum and
 // the canonical NaN; AvgPool in every padding mode within 1e-5.
 TEST_P(RandomPooling, FlatPlaneWindows) {
@@ -1056,6 +1072,8 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
     // at stride 4 along z, whose one output plane the runtime computes at stride 1.
     const Window windows[] = {{{3, 3}, {1, 1}, {1, 1}},
                               {{3, 3}, {0, 2}, {2, 0}},
+                              {{3, 3}, {1, 0}, {1, 2}},
+                              {{5, 5}, {2, 1}, {2, 3}},
                               {{5, 5}, {2, 2}, {2, 2}},
                               {{7, 7}, {3, 3}, {3, 3}},
                               {{3, 5}, {1, 2}, {1, 2}},
@@ -1065,7 +1083,7 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
                               {{1, 3, 3}, {0, 1, 1}, {2, 1, 1}},
                               {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}, {4, 1, 1}}};
     for (const Window &w : windows) {
-        for (const int64_t width : {1, 2, 7, 15, 16, 17, 33, 39, 41}) {
+        for (const int64_t width : {1, 2, 7, 15, 16, 17, 33, 39, 41, 56, 57, 224, 225}) {
             for (const int64_t height : {1, 4, 9}) {
                 Shape in_shape = {2, uniform(rng, 2, 3), height, width};
                 if (w.kernel.size() == 3) in_shape.insert(in_shape.begin() + 2, 2);
@@ -1075,12 +1093,14 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
                 pa.pads_end = w.pads_end;
                 pa.strides = w.strides;
                 if (w.ceil) pa.rounding = Rounding::ceil;
-                const Shape out_shape = infer_pool_shape(in_shape, pa).output_shape;
+                const PoolGeometry geometry = infer_pool_shape(in_shape, pa);
+                const Shape &out_shape = geometry.output_shape;
                 for (const bool dense : {true, false}) {
                     Shape extra(in_shape.size(), 0);
                     extra.back() = dense ? 0 : 3;
                     Tensor input = dense ? Tensor::dense(DType::f32, in_shape) : Tensor::padded(DType::f32, in_shape, extra);
-                    const bool flat = flat_plane_expected(DType::f32, in_shape, out_shape, pa, dense);
+                    const bool flat = flat_plane_expected(DType::f32, in_shape, geometry, pa, /*avg=*/false, dense);
+                    const bool avg_flat = flat_plane_expected(DType::f32, in_shape, geometry, pa, /*avg=*/true, dense);
                     const Geometry g{in_shape, pa, out_shape};
                     std::vector<double> values(static_cast<std::size_t>(input.element_count()));
                     for (double &v : values) v = chance(rng, 0.2) ? max_specials[uniform(rng, 0, 6)] : uniform(rng, -3, 3);
@@ -1109,7 +1129,7 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
                         reference::avg_pool(input.view(), expected.view(), aa);
                         where = context(0, dense ? "avg_pool" : "avg_pool, padded rows", DType::f32, g, test::describe(aa));
                         const std::string avg_picked = avg_pool_kernel_picked(input, got, aa);
-                        budget.check(::testing::AssertionResult(flat == (avg_picked == "avg_pool_f32_flat_plane"))
+                        budget.check(::testing::AssertionResult(avg_flat == (avg_picked == "avg_pool_f32_flat_plane"))
                                          << "picked " << avg_picked,
                                      where);
                         check_avg_pool_f32(input, got, expected, aa, where, budget);

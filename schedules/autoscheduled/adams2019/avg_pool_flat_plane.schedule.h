@@ -32,40 +32,47 @@ inline void apply_schedule_adams2019_avg_pool_flat_plane(
     Var c(output.get_schedule().dims()[3].var);
     Var ci("ci");
     Var cii("cii");
+    Var ciii("ciii");
     Var n(output.get_schedule().dims()[4].var);
     Var o(taps_counted_z.get_schedule().dims()[0].var);
     Var oi("oi");
     Var position(pooled.get_schedule().dims()[0].var);
     Var positioni("positioni");
     Var positionii("positionii");
+    Var positioniii("positioniii");
     Var x(output.get_schedule().dims()[0].var);
     Var xi("xi");
     Var y(output.get_schedule().dims()[1].var);
-    Var yi("yi");
-    Var yii("yii");
     Var z(output.get_schedule().dims()[2].var);
     RVar margin_after_x(flat_plane.update(1).get_schedule().dims()[0].var);
     RVar margin_before_x(flat_plane.update(0).get_schedule().dims()[0].var);
+    RVar output_positions_x(output.update(0).get_schedule().dims()[0].var);
     RVar positions_x(flat_plane.update(2).get_schedule().dims()[0].var);
     RVar taps_x_x(sum_along_x.update(0).get_schedule().dims()[0].var);
     RVar taps_y_x(sum_across_rows.update(0).get_schedule().dims()[0].var);
     output
-        .split(y, y, yi, 14, TailStrategy::ShiftInwards)
-        .split(c, c, ci, 24, TailStrategy::ShiftInwards)
-        .split(ci, ci, cii, 3, TailStrategy::ShiftInwards)
-        .split(yi, yi, yii, 2, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 12, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, x, yii, yi, cii, ci, y, z, c, n})
-        .fuse(y, c, y)
-        .parallel(y);
+        .reorder({xi, x, y, ci, z, c, n})
+        .parallel(c);
+    output.update(0)
+        .split(c, c, ci, 12, TailStrategy::GuardWithIf)
+        .reorder({output_positions_x, ci, z, c, n})
+        .parallel(c);
     pooled
-        .store_in(MemoryType::Stack)
-        .split(position, position, positioni, 8, TailStrategy::RoundUp)
-        .vectorize(positioni)
-        .compute_at(output, yi)
-        .reorder({positioni, position, z, c, n});
+        .split(position, position, positioni, 392, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 24, TailStrategy::ShiftInwards)
+        .split(ci, ci, cii, 12, TailStrategy::ShiftInwards)
+        .split(cii, cii, ciii, 2, TailStrategy::ShiftInwards)
+        .split(positioni, positioni, positionii, 200, TailStrategy::ShiftInwards)
+        .split(positionii, positionii, positioniii, 8, TailStrategy::ShiftInwards)
+        .vectorize(positioniii)
+        .compute_root()
+        .reorder({positioniii, positionii, ciii, positioni, cii, ci, position, z, c, n})
+        .fuse(position, c, position)
+        .parallel(position);
     taps_counted_z
         .split(o, o, oi, 8, TailStrategy::RoundUp)
         .vectorize(oi)
@@ -75,25 +82,26 @@ inline void apply_schedule_adams2019_avg_pool_flat_plane(
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, yi)
+        .compute_at(pooled, positioni)
         .reorder({positioni, position, z, c, n});
     sum_along_x.update(0)
-        .split(position, position, positioni, 16, TailStrategy::RoundUp)
-        .split(positioni, positioni, positionii, 8, TailStrategy::GuardWithIf)
-        .unroll(positioni)
-        .vectorize(positionii)
-        .reorder({positionii, positioni, taps_x_x, position, z, c, n});
+        .split(position, position, positioni, 72, TailStrategy::RoundUp)
+        .split(positioni, positioni, positionii, 24, TailStrategy::GuardWithIf)
+        .split(positionii, positionii, positioniii, 8, TailStrategy::GuardWithIf)
+        .vectorize(positioniii)
+        .reorder({positioniii, taps_x_x, positionii, positioni, position, z, c, n});
     window_rows
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(sum_along_x, position)
+        .compute_at(sum_along_x, positionii)
+        .store_at(sum_along_x, positioni)
         .reorder({positioni, position, z, c, n});
     sum_across_rows
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, yi)
+        .compute_at(sum_along_x, position)
         .reorder({positioni, position, z, c, n});
     sum_across_rows.update(0)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
@@ -103,7 +111,7 @@ inline void apply_schedule_adams2019_avg_pool_flat_plane(
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, cii)
+        .compute_at(pooled, cii)
         .reorder({positioni, position, z, c, n});
     flat_plane.update(0)
         .reorder({margin_before_x, z, c, n});
@@ -114,7 +122,7 @@ inline void apply_schedule_adams2019_avg_pool_flat_plane(
     divisors
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, y)
+        .compute_at(pooled, position)
         .reorder({positioni, position});
     taps_counted_y
         .split(o, o, oi, 8, TailStrategy::RoundUp)
@@ -131,7 +139,7 @@ inline void apply_schedule_adams2019_avg_pool_flat_plane(
     columns
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, y)
+        .compute_at(pooled, position)
         .reorder({positioni, position});
 
 }

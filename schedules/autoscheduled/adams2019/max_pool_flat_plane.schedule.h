@@ -35,43 +35,44 @@ inline void apply_schedule_adams2019_max_pool_flat_plane(
     Var x(output.get_schedule().dims()[0].var);
     Var xi("xi");
     Var y(output.get_schedule().dims()[1].var);
-    Var yi("yi");
-    Var yii("yii");
     Var z(output.get_schedule().dims()[2].var);
     RVar margin_after_x(flat_plane.update(1).get_schedule().dims()[0].var);
     RVar margin_before_x(flat_plane.update(0).get_schedule().dims()[0].var);
+    RVar output_positions_x(output.update(0).get_schedule().dims()[0].var);
     RVar positions_x(flat_plane.update(2).get_schedule().dims()[0].var);
     RVar taps_x_x(max_along_x.update(0).get_schedule().dims()[0].var);
     RVar taps_y_x(max_across_rows.update(0).get_schedule().dims()[0].var);
     output
-        .split(y, y, yi, 14, TailStrategy::ShiftInwards)
-        .split(c, c, ci, 24, TailStrategy::ShiftInwards)
-        .split(ci, ci, cii, 12, TailStrategy::ShiftInwards)
-        .split(yi, yi, yii, 7, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 12, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, x, yii, yi, cii, ci, y, z, c, n})
-        .fuse(y, c, y)
-        .parallel(y);
+        .reorder({xi, x, y, ci, z, c, n})
+        .parallel(c);
+    output.update(0)
+        .split(c, c, ci, 12, TailStrategy::GuardWithIf)
+        .reorder({output_positions_x, ci, z, c, n})
+        .parallel(c);
     pooled
-        .store_in(MemoryType::Stack)
-        .split(position, position, positioni, 8, TailStrategy::RoundUp)
-        .vectorize(positioni)
-        .compute_at(output, x)
-        .reorder({positioni, position, z, c, n});
+        .split(position, position, positioni, 392, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 24, TailStrategy::ShiftInwards)
+        .split(ci, ci, cii, 12, TailStrategy::ShiftInwards)
+        .split(positioni, positioni, positionii, 8, TailStrategy::ShiftInwards)
+        .vectorize(positionii)
+        .compute_root()
+        .reorder({positionii, positioni, cii, ci, position, z, c, n})
+        .fuse(position, c, position)
+        .parallel(position);
     max_along_x
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, yi)
+        .compute_at(pooled, positioni)
         .reorder({positioni, position, z, c, n});
     max_along_x.update(0)
-        .split(position, position, positioni, 24, TailStrategy::RoundUp)
-        .split(positioni, positioni, positionii, 8, TailStrategy::GuardWithIf)
-        .unroll(positioni)
-        .vectorize(positionii)
-        .reorder({positionii, positioni, taps_x_x, position, z, c, n});
+        .split(position, position, positioni, 8, TailStrategy::RoundUp)
+        .vectorize(positioni)
+        .reorder({positioni, position, z, c, n, taps_x_x});
     window_rows
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
@@ -82,7 +83,7 @@ inline void apply_schedule_adams2019_max_pool_flat_plane(
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, yi)
+        .compute_at(pooled, cii)
         .reorder({positioni, position, z, c, n});
     max_across_rows.update(0)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
@@ -92,7 +93,7 @@ inline void apply_schedule_adams2019_max_pool_flat_plane(
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, cii)
+        .compute_at(pooled, cii)
         .reorder({positioni, position, z, c, n});
     flat_plane.update(0)
         .reorder({margin_before_x, z, c, n});
@@ -103,7 +104,7 @@ inline void apply_schedule_adams2019_max_pool_flat_plane(
     columns
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(output, y)
+        .compute_at(pooled, position)
         .reorder({positioni, position});
 
 }

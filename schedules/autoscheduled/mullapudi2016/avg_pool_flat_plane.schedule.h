@@ -18,6 +18,8 @@ inline void apply_schedule_mullapudi2016_avg_pool_flat_plane(
     using ::Halide::RVar;
     using ::Halide::TailStrategy;
     using ::Halide::Var;
+    Var c_vi("c_vi");
+    Var c_vo("c_vo");
     RVar margin_after$x_vi("margin_after$x_vi");
     RVar margin_after$x_vo("margin_after$x_vo");
     RVar margin_before$x_vi("margin_before$x_vi");
@@ -59,12 +61,11 @@ inline void apply_schedule_mullapudi2016_avg_pool_flat_plane(
     }
     {
         Var position = flat_plane.args()[0];
-        Var c = flat_plane.args()[2];
         RVar margin_before$x(flat_plane.update(0).get_schedule().rvars()[0].var);
         RVar margin_after$x(flat_plane.update(1).get_schedule().rvars()[0].var);
         RVar positions$x(flat_plane.update(2).get_schedule().rvars()[0].var);
         flat_plane
-            .compute_at(output, c)
+            .compute_at(output, c_vo)
             .split(position, position_vo, position_vi, 8)
             .vectorize(position_vi);
         flat_plane.update(0)
@@ -78,24 +79,28 @@ inline void apply_schedule_mullapudi2016_avg_pool_flat_plane(
             .vectorize(positions$x_vi);
     }
     {
+        Var z("z");
         Var x = output.args()[0];
-        Var y = output.args()[1];
-        Var z = output.args()[2];
         Var c = output.args()[3];
         Var n = output.args()[4];
+        RVar output_positions$x(output.update(0).get_schedule().rvars()[0].var);
         output
             .compute_root()
-            .reorder(x, y, c, z, n)
-            .reorder(x, y, z, n, c)
             .split(x, x_vo, x_vi, 8)
             .vectorize(x_vi)
+            .parallel(n)
             .parallel(c);
+        output.update(0)
+            .reorder(output_positions$x, c, z, n)
+            .reorder(output_positions$x, z, n, c)
+            .split(c, c_vo, c_vi, 8, TailStrategy::GuardWithIf)
+            .vectorize(c_vi)
+            .parallel(c_vo);
     }
     {
         Var position = sum_across_rows.args()[0];
-        Var c = sum_across_rows.args()[2];
         sum_across_rows
-            .compute_at(output, c)
+            .compute_at(output, c_vo)
             .split(position, position_vo, position_vi, 8)
             .vectorize(position_vi);
         sum_across_rows.update(0)
@@ -104,9 +109,8 @@ inline void apply_schedule_mullapudi2016_avg_pool_flat_plane(
     }
     {
         Var position = sum_along_x.args()[0];
-        Var c = sum_along_x.args()[2];
         sum_along_x
-            .compute_at(output, c)
+            .compute_at(output, c_vo)
             .split(position, position_vo, position_vi, 8)
             .vectorize(position_vi);
         sum_along_x.update(0)
