@@ -21,6 +21,13 @@ constexpr int kPooledRowsPerStep = 2;
 // a scratch band of as many rows.
 constexpr int kRowsFirstBandRows = 8;
 
+// The flat-plane kernels (MaxPool's and AvgPool's generate_flat_plane) specialize these k x k
+// windows with pads of k / 2 (straight-line taps: in the kernels' general path a window's taps are
+// loops, where 7x7 took 1.9-2.4x the time, 9x9 1.2-1.3x, 13x13 1.1-1.4x); flat_plane_kernel_pays
+// takes them on wider planes.
+// 3x3: GoogLeNet's and Inception's pools; 5x5, 9x9 and 13x13: YOLO's spatial pyramid pools.
+constexpr int kFlatPlaneSquareWindows[] = {3, 5, 7, 9, 13};
+
 // Besides the padded kernels, which copy each plane once into a padded scratch, the runtime may
 // call kernels that read the input in place: where every window lies inside the input, the
 // unpadded kernels (generators/pool_window.h, padded=false), converting each tap; elsewhere, for
@@ -127,30 +134,33 @@ inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
 // built for the AVX2 and AVX-512 paths), which pool each plane as one flat row where the padded
 // kernels run a loop per row, and the rows-first kernels a band of rows. Measured on Zen 4
 // (docs/PERFORMANCE_HISTORY.md, "2026-11-30"; time over the kernel the call would take otherwise,
-// fastest of 9 interleaved turns, AVX-512 at 1 / 2 threads, then AVX2):
-//   - 5x5 windows with pads of 2 (YOLO's spatial pyramid pools; the kernel specializes them),
-//     against the rows-first kernels: MaxPool 0.40-0.62 on planes 28 to 224 wide, AVX2 0.26-0.35;
-//     AvgPool 0.27-0.79, AVX2 0.22-0.46. Taken up to 224 wide (the widest measured).
-//   - 3x3 windows with pads of 1 (GoogLeNet's and Inception's; specialized), against the padded
-//     kernels: MaxPool on 35x35 0.77 / 0.77, 28x28 0.76 / 0.75, 14x14 0.64 / 0.63, 7x7 0.54 /
-//     0.54, 40x40 0.85 / 0.83 but AVX2 1.15 / 1.17, 48x48 1.02-1.04, AVX2 1.13-1.16: MaxPool up to
-//     39 wide. AvgPool (exclude-pad) 0.48-0.66 up to 40 wide, 42x42 0.72 / 0.75, 48x48 0.96 / 0.82,
-//     56x56 0.81 / 0.81, AVX2 0.55-0.88; 64x64 0.98-1.00, AVX2 0.96: AvgPool up to 56 wide.
-//   - Other windows of at least 3x3 (the kernel's general path): MaxPool 7x7 pad 3 on 28x28 0.39
-//     against the padded kernel, 9x9 pad 4 on 13x13 0.46-0.49, AvgPool 0.39-0.41; but against the
-//     rows-first kernels on 52- and 56-wide planes 7x7 and 9x9 0.90-1.06, AVX2 1.14-1.31: up to
-//     39 wide.
+// fastest of 9 interleaved turns, AVX-512 at 1 and 2 threads, then AVX2):
+//   - The specialized windows of 5 to 13 taps (kFlatPlaneSquareWindows), against the rows-first
+//     kernels, on planes 13 to 112 wide: MaxPool 5x5 0.38-0.56, 7x7 0.46-0.68, 9x9 0.57-0.79,
+//     13x13 0.45-1.04 (1.01-1.04 on 112x112), AVX2 0.26-0.83; AvgPool 0.27-0.94, AVX2 0.22-0.86.
+//     On four 224x224 planes AvgPool's 7x7 to 13x13 took 1.39-1.55x the time at 2 threads (5x5
+//     0.78): taken up to 112 wide.
+//   - 3x3 windows with pads of 1 (specialized too), against the padded kernels (the rows-first
+//     kernels leave 2- and 3-row windows at stride 1 alone): MaxPool on 35x35 0.77 / 0.77, 28x28
+//     0.76 / 0.75, 14x14 0.64 / 0.63, 7x7 0.54 / 0.54, 40x40 0.85 / 0.83 but AVX2 1.15 / 1.17,
+//     48x48 1.02-1.04, AVX2 1.13-1.16: MaxPool up to 39 wide. AvgPool (exclude-pad) 0.48-0.66 up
+//     to 40 wide, 42x42 0.72 / 0.75, 48x48 0.96 / 0.82, 56x56 0.81 / 0.81, AVX2 0.55-0.88; 64x64
+//     0.98-1.00, AVX2 0.96: AvgPool up to 56 wide.
+//   - Other windows of at least 3x3 (the kernel's general path, whose taps are loops): against
+//     the rows-first kernels on 48- to 56-wide planes 7x7 and 9x9 (before they were specialized)
+//     0.90-1.06, AVX2 1.14-1.31, 4x4 0.83-1.03, AVX2 0.97-1.06: up to 39 wide.
 //   - Not taken: 2x2 windows (2x2/1 on 30x30 took 2.2 / 1.9 the padded kernel's time in the
 //     first flat-plane kernels: the padded kernels specialize them, this kernel does not).
 inline bool flat_plane_kernel_pays(const PoolKernelCall &c) {
     if (!c.flat_plane || c.vector_bytes == 0 || c.f16 || c.eight_bit) return false;
     if (c.kernel[0] < 3 || c.kernel[1] < 3) return false;
-    // The kernel's specialized windows (schedule_flat_plane_pooling): k x k, centred.
-    auto centred_square = [&](int k) {
-        return c.kernel[0] == k && c.kernel[1] == k && c.pad_begin[0] == k / 2 && c.pad_begin[1] == k / 2;
-    };
-    if (centred_square(5)) return c.output_width <= 224;
-    if (centred_square(3) && c.avg) return c.output_width <= 56;
+    bool specialized = false;  // one of kFlatPlaneSquareWindows
+    for (int k : kFlatPlaneSquareWindows) {
+        const bool centred = c.pad_begin[0] == k / 2 && c.pad_begin[1] == k / 2;
+        specialized = specialized || (c.kernel[0] == k && c.kernel[1] == k && centred);
+    }
+    if (specialized && c.kernel[0] > 3) return c.output_width <= 112;
+    if (specialized && c.avg) return c.output_width <= 56;
     return c.output_width < 40;
 }
 

@@ -402,13 +402,13 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
 //   Measured (docs/PERFORMANCE_HISTORY.md, "2026-11-30"): against the whole-plane kernel this
 //   replaced, on Zen 4 at 1 / 2 threads, AVX-512, MaxPool 3x3 pad 1 on 35x35 0.89 / 0.89, 28x28
 //   0.94 / 0.95, 14x14 0.93 / 0.94; AvgPool 0.87 / 0.85, 0.94 / 0.94, 0.86 / 0.85; 5x5 on 13x13
-//   0.95-0.96; 9x9 pad 4 on 13x13 1.03-1.04 (the general path). AVX2, whose last vector the
+//   0.95-0.96; 9x9 pad 4 on 13x13 1.03-1.04 (the general path, before 9x9 was specialized). AVX2, whose last vector the
 //   replaced kernel shifted inwards: 3x3 on 35x35 0.87-0.91, 28x28 0.95-0.97, 14x14 0.97-1.04;
 //   5x5 on 13x13 1.03-1.06, 9x9 1.07-1.10. Chunks of 16 or 32 vectors measured alike. The rows' buffer allocated per chunk cost up to 1.3x the time in the general
 //   path, where its size is not a constant (an allocation on the heap); taps unrolled in threes,
 //   up to 1.6x for 5x5 windows (the last chunk's taps stayed a loop).
-//   Specialized: 3x3 windows with pads of 1 (GoogLeNet's and Inception's pools), then 5x5 with
-//   pads of 2 (YOLO's spatial pyramid pools).
+//   Specialized: the centred square windows of kFlatPlaneSquareWindows (pool_limits.h), whose
+//   taps run straight-line; the general path's taps are loops.
 void schedule_flat_plane_pooling(FlatPlaneStages &s, const TargetParams &target, const Type &work_type) {
     if (target.gpu) throw CompileError("the flat-plane pooling plan is for CPUs only");
     const int lanes = target.vector_bytes / work_type.bytes();
@@ -452,10 +452,10 @@ void schedule_flat_plane_pooling(FlatPlaneStages &s, const TargetParams &target,
         func.update().reorder(f, taps).vectorize(f).unroll(taps, 5, TailStrategy::GuardWithIf);
     }
 
-    // The runtime's rule (flat_plane_kernel_pays) takes these two windows on wider planes than
-    // the general path's.
     const Expr &kx = s.kernel[0], &ky = s.kernel[1];
-    for (int k : {3, 5}) windows.specialize(kx == k && ky == k && s.pad_begin[0] == k / 2 && s.pad_begin[1] == k / 2);
+    for (int k : kFlatPlaneSquareWindows) {
+        windows.specialize(kx == k && ky == k && s.pad_begin[0] == k / 2 && s.pad_begin[1] == k / 2);
+    }
 }
 
 void schedule_global_pooling(PoolingStages &s, const TargetParams &target, const Type &work_type) {
