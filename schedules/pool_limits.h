@@ -24,8 +24,9 @@ constexpr int kRowsFirstBandRows = 8;
 // The flat-plane kernels (MaxPool's and AvgPool's generate_flat_plane) specialize these k x k
 // windows with pads of k / 2 (straight-line taps: in the kernels' general path a window's taps are
 // loops, where 7x7 took 1.9-2.4x the time, 9x9 1.2-1.3x, 13x13 1.1-1.4x); flat_plane_kernel_pays
-// takes them on wider planes.
-// 3x3: GoogLeNet's and Inception's pools; 5x5, 9x9 and 13x13: YOLO's spatial pyramid pools.
+// takes the 5x5 to 13x13 ones, and AvgPool's 3x3, on wider planes than other windows.
+// 3x3: GoogLeNet's and Inception's pools; 5x5, 9x9 and 13x13: YOLO's spatial pyramid pools; 7x7,
+// between them, the general path's slowest of those measured.
 constexpr int kFlatPlaneSquareWindows[] = {3, 5, 7, 9, 13};
 
 // Besides the padded kernels, which copy each plane once into a padded scratch, the runtime may
@@ -134,18 +135,19 @@ inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
 // built for the AVX2 and AVX-512 paths), which pool each plane as one flat row where the padded
 // kernels run a loop per row, and the rows-first kernels a band of rows. Measured on Zen 4
 // (docs/PERFORMANCE_HISTORY.md, "2026-11-30"; time over the kernel the call would take otherwise,
-// fastest of 9 interleaved turns, AVX-512 at 1 and 2 threads, then AVX2):
-//   - The specialized windows of 5 to 13 taps (kFlatPlaneSquareWindows), against the rows-first
-//     kernels, on planes 13 to 112 wide: MaxPool 5x5 0.38-0.56, 7x7 0.46-0.68, 9x9 0.57-0.79,
-//     13x13 0.45-1.04 (1.01-1.04 on 112x112), AVX2 0.26-0.83; AvgPool 0.27-0.94, AVX2 0.22-0.86.
-//     On four 224x224 planes AvgPool's 7x7 to 13x13 took 1.39-1.55x the time at 2 threads (5x5
-//     0.78): taken up to 112 wide.
-//   - 3x3 windows with pads of 1 (specialized too), against the padded kernels (the rows-first
-//     kernels leave 2- and 3-row windows at stride 1 alone): MaxPool on 35x35 0.77 / 0.77, 28x28
-//     0.76 / 0.75, 14x14 0.64 / 0.63, 7x7 0.54 / 0.54, 40x40 0.85 / 0.83 but AVX2 1.15 / 1.17,
-//     48x48 1.02-1.04, AVX2 1.13-1.16: MaxPool up to 39 wide. AvgPool (exclude-pad) 0.48-0.66 up
-//     to 40 wide, 42x42 0.72 / 0.75, 48x48 0.96 / 0.82, 56x56 0.81 / 0.81, AVX2 0.55-0.88; 64x64
-//     0.98-1.00, AVX2 0.96: AvgPool up to 56 wide.
+// 9 interleaved turns, AVX-512 at 1 and 2 threads, then AVX2):
+//   - The specialized 5x5, 7x7, 9x9 and 13x13 windows, against the rows-first kernels (medians),
+//     on planes 13 to 112 wide: MaxPool 5x5 0.38-0.56, 7x7 0.46-0.68, 9x9 0.57-0.79, 13x13
+//     0.45-1.04 (on 112x112 1.01 / 1.04, taken anyway: AVX2 0.81-0.83, AvgPool 0.82-0.94), AVX2
+//     0.26-0.84; AvgPool 0.27-0.94, AVX2 0.22-0.86. On four 224x224 planes AvgPool's 7x7 to
+//     13x13 took 1.40-1.55x the time at 2 threads, 5x5 0.78 (MaxPool 5x5 0.62-0.63, AVX2 both
+//     0.35-0.46): 5x5 taken up to 224 wide, the others up to 112.
+//   - 3x3 windows with pads of 1 (specialized too), against the padded kernels (fastest; the
+//     rows-first kernels leave 2- and 3-row windows at stride 1 alone): MaxPool on 35x35 0.77 /
+//     0.77, 28x28 0.76 / 0.75, 14x14 0.64 / 0.63, 7x7 0.54 / 0.54, 40x40 0.85 / 0.83 but AVX2 1.15
+//     / 1.17, 48x48 1.02-1.04, AVX2 1.13-1.16: MaxPool up to 39 wide. AvgPool (exclude-pad)
+//     0.48-0.67 up to 40 wide, 42x42 0.72 / 0.75, 48x48 0.96 / 0.82, 56x56 0.81 / 0.81, AVX2
+//     0.55-0.88; 64x64 0.98-1.00, AVX2 0.96: AvgPool up to 56 wide.
 //   - Other windows of at least 3x3 (the kernel's general path, whose taps are loops): against
 //     the rows-first kernels on 48- to 56-wide planes 7x7 and 9x9 (before they were specialized)
 //     0.90-1.06, AVX2 1.14-1.31, 4x4 0.83-1.03, AVX2 0.97-1.06: up to 39 wide.
@@ -159,7 +161,8 @@ inline bool flat_plane_kernel_pays(const PoolKernelCall &c) {
         const bool centred = c.pad_begin[0] == k / 2 && c.pad_begin[1] == k / 2;
         specialized = specialized || (c.kernel[0] == k && c.kernel[1] == k && centred);
     }
-    if (specialized && c.kernel[0] > 3) return c.output_width <= 112;
+    if (specialized && c.kernel[0] == 5) return c.output_width <= 224;
+    if (specialized && c.kernel[0] > 5) return c.output_width <= 112;
     if (specialized && c.avg) return c.output_width <= 56;
     return c.output_width < 40;
 }

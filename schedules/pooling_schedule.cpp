@@ -382,8 +382,8 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
 
 // Flat plane (MaxPool's and AvgPool's flat_plane kernels, FlatPlaneStages), where stages.applies:
 //   output:  its update, which writes each position's pooled value: for n, for c (parallel;
-//            planes per task as the padded kernels': flat copies within L1 where planes are small
-//            enough, one plane a task from about 90x90 on) / for z /
+//            planes per task as the padded kernels': input and flat copies within L1, at least
+//            two planes a task up to 64x64, one from 65x65 on) / for z /
 //            [plane] / for chunks of kFlatChunkVectors vectors of the plane's positions / [rows]
 //            / for each vector of L positions (the plane's last one masked) / [along_x].
 //   plane:   the margins, then the copy, in vectors.
@@ -400,13 +400,14 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
 //   those stores into dense vectors on dense rows). Such an update cannot shift its last vector
 //   inwards (Halide forbids it for updates), so on the AVX2 path too it is masked.
 //   Measured (docs/PERFORMANCE_HISTORY.md, "2026-11-30"): against the whole-plane kernel this
-//   replaced, on Zen 4 at 1 / 2 threads, AVX-512, MaxPool 3x3 pad 1 on 35x35 0.89 / 0.89, 28x28
-//   0.94 / 0.95, 14x14 0.93 / 0.94; AvgPool 0.87 / 0.85, 0.94 / 0.94, 0.86 / 0.85; 5x5 on 13x13
-//   0.95-0.96; 9x9 pad 4 on 13x13 1.03-1.04 (the general path, before 9x9 was specialized). AVX2, whose last vector the
-//   replaced kernel shifted inwards: 3x3 on 35x35 0.87-0.91, 28x28 0.95-0.97, 14x14 0.97-1.04;
-//   5x5 on 13x13 1.03-1.06, 9x9 1.07-1.10. Chunks of 16 or 32 vectors measured alike. The rows' buffer allocated per chunk cost up to 1.3x the time in the general
-//   path, where its size is not a constant (an allocation on the heap); taps unrolled in threes,
-//   up to 1.6x for 5x5 windows (the last chunk's taps stayed a loop).
+//   replaced, on Zen 4, AVX-512, 1 and 2 threads, MaxPool 3x3 pad 1 on 35x35 0.89-0.90, 28x28
+//   0.94-0.99, 14x14 0.89-1.00; AvgPool 0.85-0.87, 0.94-0.95, 0.84-0.87; 5x5 on 13x13 0.95-0.98;
+//   9x9 pad 4 on 13x13 1.02-1.04 (the general path, before 9x9 was specialized). AVX2, whose last
+//   vector the replaced kernel shifted inwards: 3x3 on 35x35 0.87-0.91, 28x28 0.95-0.97, 14x14
+//   0.97-1.04; 5x5 on 13x13 1.03-1.06, 9x9 1.07-1.10. Chunks of 16 or 32 vectors measured alike.
+//   The rows' buffer allocated per chunk cost up to 1.3x the time in the general path, where its
+//   size is not a constant (an allocation on the heap); taps unrolled in threes, up to 1.6x for
+//   5x5 windows (the last chunk's taps stayed a loop).
 //   Specialized: the centred square windows of kFlatPlaneSquareWindows (pool_limits.h), whose
 //   taps run straight-line; the general path's taps are loops.
 void schedule_flat_plane_pooling(FlatPlaneStages &s, const TargetParams &target, const Type &work_type) {

@@ -742,10 +742,11 @@ bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_
 // (flat_plane_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512 paths (the only ones
 // it is built for), for 2-D windows of at least 3x3 (or 3-D ones a plane deep) at stride 1 and
 // dilation 1, whose output plane has the input's size, rows dense in input and output, on planes
-// up to 112 wide for 5x5, 7x7, 9x9 and 13x13 windows with pads of half the window, up to 56 for
-// AvgPool's 3x3 windows with pads of 1, else up to 39. (An axis of one output counts as stride 1, as the runtime passes it; along z
-// the window must be one plane at stride 1, unpadded, with as many output planes as input ones.)
-// The pads are the geometry's (auto_pad resolved).
+// up to 224 wide for 5x5 windows with pads of 2, up to 112 for 7x7, 9x9 and 13x13 ones with pads
+// of half the window, up to 56 for AvgPool's 3x3 windows with pads of 1, else up to 39. (An axis
+// of one output counts as stride 1, as the runtime passes it; along z the window must be one
+// plane at stride 1, unpadded, with as many output planes as input ones.) The pads are the
+// geometry's (auto_pad resolved).
 bool flat_plane_expected(DType dtype, const Shape &in, const PoolGeometry &g, const PoolAttributes &pa, bool avg,
                          bool dense = true) {
     const Shape &out = g.output_shape;
@@ -766,8 +767,8 @@ bool flat_plane_expected(DType dtype, const Shape &in, const PoolGeometry &g, co
         }
         return true;
     };
-    const bool wide_window = centred_square(5) || centred_square(7) || centred_square(9) || centred_square(13);
-    const int64_t widest = wide_window ? 112 : centred_square(3) && avg ? 56 : 39;
+    const bool wider = centred_square(7) || centred_square(9) || centred_square(13);
+    const int64_t widest = centred_square(5) ? 224 : wider ? 112 : centred_square(3) && avg ? 56 : 39;
     return in.back() <= widest && in[in.size() - 1] * in[in.size() - 2] < (int64_t{1} << 24);
 }
 
@@ -932,7 +933,7 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
                               {2, 3, 1, 2, 2, false, 2},    {2, 3, 2, 1, 1, false, 1, 1},  {2, 5, 1, 1, 3, false},
                               {2, 2, 2, 0, 1, true, 1, 1}};
     for (const Window &w : windows) {
-        for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34, 41}) {
+        for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34, 40, 41}) {
             RowsFirstCall call;
             call.input_shape = {2, 3};
             PoolAttributes &pa = call.attributes;
@@ -1050,13 +1051,13 @@ TEST_P(RandomPooling, AvgPoolRowsFirstWindows) {
 // unless the column test stops them, and its rows above and below the plane read the margins.
 // Windows that keep the plane's size at stride 1: 3x3 pads 1 (and 0 / 2, 2 / 0 along one axis or
 // both), 5x5 pads 2 (and 1 / 3 along x), 7x7, 9x9 (and pads 3 / 5 along x), 13x13, 3x5, 4x4 (pads
-// 1 / 2), 3-D a plane deep (and three such windows whose output has
-// another number of planes than the input, which the kernel does not compute); planes 1 to 113
-// wide (each bound of the rule, 39, 56 and 112, and one past it) and 1 to 9 high, 2 or 3
-// channels; dense tensors (the flat-plane kernel where the rule says, checked) and tensors with
-// padded rows (never that kernel). MaxPool over NaNs (negative ones),
-// +-inf, signed zeros and ties must match the reference exactly, with +0 for a zero maximum and
-// the canonical NaN; AvgPool in every padding mode within 1e-5.
+// 1 / 2), 3-D a plane deep (and three such windows whose output has another number of planes
+// than the input, which the kernel does not compute); planes 1 to 225 wide (each bound of the
+// rule, 39, 56, 112 and 224, and one past it) and 1 to 9 high, 2 or 3 channels; dense tensors
+// (the flat-plane kernel where the rule says, checked) and tensors with padded rows (never that
+// kernel). MaxPool over NaNs (negative ones), +-inf, signed zeros and ties must match the
+// reference exactly, with +0 for a zero maximum and the canonical NaN; AvgPool in every padding
+// mode within 1e-5.
 TEST_P(RandomPooling, FlatPlaneWindows) {
     Rng rng(6208);
     test::FailureBudget budget;
@@ -1088,7 +1089,7 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
                               {{1, 3, 3}, {0, 1, 1}, {2, 1, 1}},
                               {{1, 3, 3}, {0, 1, 1}, {0, 1, 1}, {4, 1, 1}}};
     for (const Window &w : windows) {
-        for (const int64_t width : {1, 2, 7, 15, 16, 17, 33, 39, 41, 56, 57, 112, 113}) {
+        for (const int64_t width : {1, 2, 7, 15, 16, 17, 33, 39, 40, 56, 57, 112, 113, 224, 225}) {
             for (const int64_t height : {1, 4, 9}) {
                 Shape in_shape = {2, uniform(rng, 2, 3), height, width};
                 if (w.kernel.size() == 3) in_shape.insert(in_shape.begin() + 2, 2);
