@@ -607,7 +607,7 @@ void run_copy(benchmark::State &state, const std::string &id, const SetupCache::
 // Iterations of 24 FMAs per thread per benchmark iteration: about 14 ms, so that starting and
 // joining the other threads each iteration costs well under 1%. With 1 << 18 (1.7 ms) the 2-thread
 // peak read 183-220 GFLOP/s on the 2-core Zen 4 host, 223-228 with this (1 thread 117 either way;
-// docs/PERFORMANCE_HISTORY.md, "2026-11-30, 1e6515f").
+// docs/PERFORMANCE_HISTORY.md, "2026-11-30, 1e6515f..3083d08").
 constexpr int64_t kPeakSteps = 1 << 21;
 
 __attribute__((target("avx512f"))) float fma_loop_avx512(float seed) {
