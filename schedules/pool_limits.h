@@ -29,6 +29,13 @@ constexpr int kRowsFirstBandRows = 8;
 // between them, the general path's slowest of those measured.
 constexpr int kFlatPlaneSquareWindows[] = {3, 5, 7, 9, 13};
 
+// Whether a window is the k x k one of kFlatPlaneSquareWindows with pads of k / 2 along x and y.
+// T is int32_t for the runtime's rule, Halide::Expr for the schedule's specializations.
+template <typename T>
+auto centred_square_window(int k, const T &kernel_x, const T &kernel_y, const T &pad_x, const T &pad_y) {
+    return kernel_x == k && kernel_y == k && pad_x == k / 2 && pad_y == k / 2;
+}
+
 // Besides the padded kernels, which copy each plane once into a padded scratch, the runtime may
 // call kernels that read the input in place: where every window lies inside the input, the
 // unpadded kernels (generators/pool_window.h, padded=false), converting each tap; elsewhere, for
@@ -158,8 +165,7 @@ inline bool flat_plane_kernel_pays(const PoolKernelCall &c) {
     if (c.kernel[0] < 3 || c.kernel[1] < 3) return false;
     bool specialized = false;  // one of kFlatPlaneSquareWindows
     for (int k : kFlatPlaneSquareWindows) {
-        const bool centred = c.pad_begin[0] == k / 2 && c.pad_begin[1] == k / 2;
-        specialized = specialized || (c.kernel[0] == k && c.kernel[1] == k && centred);
+        specialized = specialized || centred_square_window(k, c.kernel[0], c.kernel[1], c.pad_begin[0], c.pad_begin[1]);
     }
     if (specialized && c.kernel[0] == 5) return c.output_width <= 224;
     if (specialized && c.kernel[0] > 5) return c.output_width <= 112;

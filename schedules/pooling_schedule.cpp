@@ -455,7 +455,7 @@ void schedule_flat_plane_pooling(FlatPlaneStages &s, const TargetParams &target,
 
     const Expr &kx = s.kernel[0], &ky = s.kernel[1];
     for (int k : kFlatPlaneSquareWindows) {
-        windows.specialize(kx == k && ky == k && s.pad_begin[0] == k / 2 && s.pad_begin[1] == k / 2);
+        windows.specialize(centred_square_window(k, kx, ky, s.pad_begin[0], s.pad_begin[1]));
     }
 }
 
