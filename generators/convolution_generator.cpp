@@ -61,6 +61,8 @@ public:
     // Which convolutions the kernel is built for (schedules/conv_plan.h, where the runtime's rule
     // for choosing among them is too):
     //   general       any convolution;
+    //   one_vector    the same in tiles one vector wide (AVX-512 f32 only), for cores that run one
+    //                 512-bit FMA a cycle (the runtime's rule says which);
     //   row_pairs     3x3 and 3x3xk kernels with no dilation and the same x and y strides (1 or
     //                 2): tiles two output rows high, whose windows share input rows. Computes any
     //                 convolution correctly, but only those fast; the runtime sends it those with

@@ -52,14 +52,16 @@ set(POOLCONV_KERNELS
     "conv_{type}_pointwise convolution_pointwise f32,f16,bf16,f64"
     "conv_{type}_row_pairs convolution f32,f16,bf16,f64 plan=row_pairs"
     "conv_{type}_channel_vectors convolution_channel_vectors f32"
+    "conv_{type}_one_vector convolution f32 plan=one_vector"
     "conv_{type}_wide_window convolution f32,f16,bf16,f64 plan=wide_window")
 
 # Convolution plans built for CPUs only: on GPUs the general and depthwise plans serve those
 # convolutions too (the runtime takes a plan where its kernel exists: schedules/conv_plan.h).
-set(POOLCONV_CPU_ONLY_PLANS row_pairs depthwise_1d pointwise channel_vectors)
+set(POOLCONV_CPU_ONLY_PLANS row_pairs depthwise_1d pointwise channel_vectors one_vector)
 # And those built for AVX-512 only: channel vectors (schedules/conv_plan.h) were slower than row
-# pairs with AVX2's 16 registers (and are sized for 32 registers of 16 f32 lanes).
-set(POOLCONV_AVX512_ONLY_PLANS channel_vectors)
+# pairs with AVX2's 16 registers (and are sized for 32 registers of 16 f32 lanes); one vector is
+# for cores that run 512-bit FMAs at half the rate of two pipes (schedules/conv_plan.h).
+set(POOLCONV_AVX512_ONLY_PLANS channel_vectors one_vector)
 # And one for GPUs only: the general plan without shared-memory staging, for windows too wide to
 # stage (schedules/conv_plan.h); CPUs read every window where it lies anyway.
 set(POOLCONV_GPU_ONLY_PLANS wide_window)

@@ -456,6 +456,7 @@ PreparedConvolution::Call PreparedConvolution::plan_call(const TensorView &input
         merged_output = merge_spatial(output);
     }
     facts.planes_dense = merged_input && merged_output;
+    facts.halved_512_bit_fmas = detail::cpu_halves_512_bit_fmas();
     const ConvPlan plan = choose_conv_plan(
         facts, [&](ConvPlan p) { return detail::kernel_built(family + std::string(conv_plan_suffix(p)), path.isa); });
     call.kernel = family + std::string(conv_plan_suffix(plan));

@@ -12,6 +12,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "HalideRuntime.h"
 #include "poolconv_isas.h"  // generated: POOLCONV_CPU_ISA_FEATURES
 #include "poolconv/runtime.h"
@@ -26,6 +30,7 @@ namespace {
 std::atomic<Isa> g_requested_isa{Isa::best};
 std::atomic<ScheduleAuthor> g_schedule_author{ScheduleAuthor::poolconv};
 std::atomic<int> g_threads{0};
+std::atomic<int> g_halved_fmas_override{-1};  // -1: CPUID's answer; else 0 or 1 (a test's)
 thread_local std::string t_last_halide_error;
 
 // Halide reports kernel failures (e.g. a violated buffer constraint) through this handler;
@@ -55,6 +60,25 @@ bool cpu_supports_isa(Isa isa) {
         if (std::strcmp(built.isa, isa_name(isa)) == 0) return cpu_supports(built.features);
     }
     return false;
+}
+
+// Whether CPUID names an AMD family 0x19 core with AVX-512F: Zen 4, whose FPU is 256 bits wide
+// (Zen 3, the same family, has no AVX-512; Zen 5, family 0x1a, and Intel's AVX-512 cores run
+// 512-bit FMAs at full width).
+bool cpuid_says_halved_512_bit_fmas() {
+#if defined(__x86_64__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx) || eax < 7) return false;
+    const bool amd = ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163;  // "AuthenticAMD"
+    if (!amd || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    const unsigned base_family = (eax >> 8) & 0xf;
+    const unsigned family = base_family == 0xf ? base_family + ((eax >> 20) & 0xff) : base_family;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+    const bool avx512f = (ebx >> 16) & 1;
+    return family == 0x19 && avx512f;
+#else
+    return false;
+#endif
 }
 
 // This library's architecture, as kIsaTable names it.
@@ -228,6 +252,14 @@ void ensure_runtime_ready() {
         halide_set_num_threads(g_threads);
     });
 }
+
+bool cpu_halves_512_bit_fmas() {
+    static const bool by_cpuid = cpuid_says_halved_512_bit_fmas();
+    const int forced = g_halved_fmas_override;
+    return forced < 0 ? by_cpuid : forced != 0;
+}
+
+void override_halved_512_bit_fmas(std::optional<bool> halved) { g_halved_fmas_override = halved ? int(*halved) : -1; }
 
 bool is_gpu_isa(Isa isa) {
     for (const IsaInfo &info : kIsaTable) {

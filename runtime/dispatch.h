@@ -2,6 +2,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 
@@ -16,6 +17,13 @@ void ensure_runtime_ready();
 
 // Whether `isa` is a GPU backend (cuda, opencl) rather than a CPU instruction set.
 bool is_gpu_isa(Isa isa);
+
+// Whether this CPU runs a 512-bit FMA as two 256-bit halves, one a cycle (AMD Zen 4), where other
+// AVX-512 cores run two a cycle: the convolution plans' rule reads it (schedules/conv_plan.h,
+// ConvCallFacts::halved_512_bit_fmas). From CPUID, unless a test set it.
+bool cpu_halves_512_bit_fmas();
+// For tests: the answer cpu_halves_512_bit_fmas gives from now on; nullopt gives CPUID's again.
+void override_halved_512_bit_fmas(std::optional<bool> halved);
 
 // The path `best` picks (the CPU's most capable): where a GPU path has no kernel for a call.
 Isa best_cpu_isa();

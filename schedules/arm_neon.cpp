@@ -21,7 +21,9 @@ TargetParams arm_neon_params() {
                         // time it.
                         /*pointwise_tile=*/{2, 8, 1},
                         // Unused: channel-vector kernels are built for AVX-512 only.
-                        /*channel_vector_tile=*/{12, 8, 1}};
+                        /*channel_vector_tile=*/{12, 8, 1},
+                        // Unused: one-vector kernels are built for AVX-512 only.
+                        /*one_vector_tile=*/{1, 8, 1}};
 }
 
 }  // namespace poolconv::schedules

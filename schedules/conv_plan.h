@@ -14,6 +14,7 @@ namespace poolconv {
 // kernel name's suffix after conv_<type>); each gets its TargetParams tile.
 enum class ConvPlan {
     general,       // any convolution: tiles of output channels
+    one_vector,    // the same, in tiles one vector wide, on cores with one 512-bit FMA pipe (AVX-512 only)
     row_pairs,     // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high
     depthwise,     // one input and one output channel per group: tiles of rows
     depthwise_1d,  // the same, output one row high (1-D convolutions): tiles of one row
@@ -30,6 +31,7 @@ struct ConvPlanName {
 };
 inline constexpr ConvPlanName kConvPlanNames[] = {
     {ConvPlan::general, "general", ""},
+    {ConvPlan::one_vector, "one_vector", "_one_vector"},
     {ConvPlan::row_pairs, "row_pairs", "_row_pairs"},
     {ConvPlan::depthwise, "depthwise", "_depthwise"},
     {ConvPlan::depthwise_1d, "depthwise_1d", "_depthwise_1d"},
@@ -37,6 +39,9 @@ inline constexpr ConvPlanName kConvPlanNames[] = {
     {ConvPlan::channel_vectors, "channel_vectors", "_channel_vectors"},
     {ConvPlan::wide_window, "wide_window", "_wide_window"},
 };
+
+// The general plan, in either tile (the schedules give both the same fast paths).
+inline bool is_general_plan(ConvPlan plan) { return plan == ConvPlan::general || plan == ConvPlan::one_vector; }
 
 inline std::string_view conv_plan_suffix(ConvPlan plan) {
     for (const ConvPlanName &p : kConvPlanNames) {
@@ -83,6 +88,9 @@ struct ConvCallFacts {
     int64_t output_channels = 1;  // output channels per group
     bool one_to_one = false;    // 1x1 kernel, stride 1 and no padding along every axis
     bool planes_dense = false;  // input and output planes are dense runs the pointwise kernels can take as one row
+    // The CPU runs a 512-bit FMA as two 256-bit halves, one per cycle (AMD Zen 4: cpu_halves_512_bit_fmas
+    // in runtime/dispatch.cpp), where cores with two 512-bit FMA pipes run two.
+    bool halved_512_bit_fmas = false;
 };
 
 // The GPU plans' blocks (schedules/convolution_schedule_gpu.cpp): one warp's kGpuWarpLanes output
@@ -136,11 +144,20 @@ inline int64_t round_up(int64_t n, int64_t block) { return (n + block - 1) / blo
 //                 kRowPairVectorLanes columns (56 columns and 64 channels: 56 x 64 outputs
 //                 against 64 x 64; 8 channels: 56 x 32 against 64 x 8);
 //   row_pairs     row_pair_window and two or more output rows;
+//   one_vector    anything, where the CPU halves its 512-bit FMAs (halved_512_bit_fmas);
 //   general       anything.
+// One vector by 16 channels (one_vector) against two vectors by 8 (general), on the AVX-512 path:
+// per tap one input vector and 16 weight broadcasts for 16 FMAs, where the general tile has two
+// and 8. On an Intel Xeon (Emerald Rapids: two 512-bit FMA pipes) the one-vector tile took 1.37x
+// the time on C6 and 1.2-1.3x on C8 at 1 thread (bench/cases.h; docs/PERFORMANCE_HISTORY.md,
+// df0a298; which difference costs was not isolated). On Zen 4 (one a cycle) it took 0.98-1.01x the
+// time on C6, C8 and C10 and 0.85-0.91x on C2, whose 112-wide rows it computes in 7 vectors where
+// the general tile computes 8 (4 tiles of 2), at 1 and 2 threads (2026-11-30): there rows whose
+// width is 1-16 columns past a multiple of 32 gain, and none lose.
 template <typename Built>
 ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
-    const ConvPlan order[] = {ConvPlan::wide_window, ConvPlan::depthwise_1d, ConvPlan::depthwise,
-                              ConvPlan::pointwise,   ConvPlan::channel_vectors, ConvPlan::row_pairs};
+    const ConvPlan order[] = {ConvPlan::wide_window,     ConvPlan::depthwise_1d, ConvPlan::depthwise, ConvPlan::pointwise,
+                              ConvPlan::channel_vectors, ConvPlan::row_pairs,    ConvPlan::one_vector};
     for (ConvPlan plan : order) {
         bool takes = false;
         switch (plan) {
@@ -158,6 +175,7 @@ ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
             takes = f.spatial >= 2 && f.output_rows >= 2 &&
                     row_pair_window(f.kernel[0], f.kernel[1], f.stride[0], f.stride[1], f.dilation[0], f.dilation[1]);
             break;
+        case ConvPlan::one_vector: takes = f.halved_512_bit_fmas; break;
         case ConvPlan::general: break;
         }
         if (takes && built(plan)) return plan;

@@ -17,6 +17,8 @@
 //                     test that its input row (plane) is inside the input (the generator's)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
 //                the channels is guarded)
+//   One vector (one_vector: the general plan for cores with one 512-bit FMA pipe, chosen by the
+//   runtime) is the general plan with its own tile, one_vector_tile.
 //   Depthwise 1-D (depthwise, output one row high, chosen by the runtime) tiles a row only
 //   (depthwise_1d_tile): the depthwise tile's other rows would be discarded.
 //   Row pairs (undilated 3x3 and 3x3xk kernels, equal x and y strides, chosen by the runtime)
@@ -69,6 +71,7 @@ ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan) {
            : plan == ConvPlan::pointwise    ? target.pointwise_tile
            : plan == ConvPlan::row_pairs    ? target.row_pair_tile
            : plan == ConvPlan::channel_vectors ? target.channel_vector_tile
+           : plan == ConvPlan::one_vector      ? target.one_vector_tile
                                             : target.conv_tile;
 }
 
@@ -257,7 +260,7 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // with 4 lanes.
         s.input_copy.specialize(s.stride_x == 1).vectorize(copy_args[0], std::min(lanes, 4));
         s.input_copy.specialize(s.stride_x == 2).vectorize(copy_args[0], lanes);
-        if (plan == ConvPlan::general) s.input_copy.specialize(s.stride_x == 4).vectorize(copy_args[0], lanes);
+        if (is_general_plan(plan)) s.input_copy.specialize(s.stride_x == 4).vectorize(copy_args[0], lanes);
         s.input_copy.vectorize(copy_args[0], lanes);
     } else {
         // The margins' zeros, whatever the stride. Depthwise: the rows above and below the plane
@@ -340,7 +343,7 @@ void specialize_fast_paths(ConvolutionStages &s, ConvPlan plan, Stage taps) {
         s.output.specialize(when);
         return taps.specialize(when);
     };
-    if (plan == ConvPlan::general) {
+    if (is_general_plan(plan)) {
         // Stride 4 (patchify stems: ConvNeXt's and Swin's 4x4 windows, AlexNet's 11x11): constant
         // tap phases, where a runtime stride costs a division per tap.
         specialize(s.stride_x == 4 && s.kernel_x == 4).unroll(kx);

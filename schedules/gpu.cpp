@@ -24,7 +24,9 @@ TargetParams gpu_params(bool warp_lanes) {
                    // No pointwise kernels are built for GPUs (the general plan serves 1x1).
                    /*pointwise_tile=*/{1, 8, 4},
                    // Unused: channel-vector kernels are built for AVX-512 only.
-                   /*channel_vector_tile=*/{1, 8, 4}};
+                   /*channel_vector_tile=*/{1, 8, 4},
+                   // Unused: one-vector kernels are built for AVX-512 only.
+                   /*one_vector_tile=*/{1, 8, 4}};
     p.gpu = true;
     p.gpu_warp_lanes = warp_lanes;
     return p;

@@ -29,7 +29,9 @@ TargetParams x86_avx2_params() {
                         // which only a 1x1 kernel's single tap leaves free (faster than 2 x 4).
                         /*pointwise_tile=*/{3, 4, 1},
                         // Unused: channel-vector kernels are built for AVX-512 only.
-                        /*channel_vector_tile=*/{6, 16, 1}};
+                        /*channel_vector_tile=*/{6, 16, 1},
+                        // Unused: one-vector kernels are built for AVX-512 only.
+                        /*one_vector_tile=*/{1, 8, 1}};
 }
 
 }  // namespace poolconv::schedules

@@ -35,6 +35,10 @@ TargetParams x86_avx512_params() {
                         // 28 accumulators, 2 weight vectors and a broadcast: 14 columns (a quarter
                         // of ResNet's 56-wide rows, a whole 14-wide one) by 32 output channels.
                         /*channel_vector_tile=*/{14, int(kChannelVectorChannels), 1},
+                        // 16 accumulators, one vector by 16 channels: the general plan's tile
+                        // for cores that run one 512-bit FMA a cycle (Zen 4; schedules/conv_plan.h
+                        // says where the runtime takes it, and why not elsewhere).
+                        /*one_vector_tile=*/{1, 16, 1},
                         // Masked stores take a mask register (k1-k7): as cheap as any store.
                         /*masked_stores=*/true,
                         // Zen 4, 7 interleaved turns, time with the test over without, 1 / 2

@@ -14,7 +14,9 @@ TargetParams x86_baseline_params() {
                         /*depthwise_1d_tile=*/{8, 1, 1},
                         /*pointwise_tile=*/{3, 4, 1},
                         // Unused: channel-vector kernels are built for AVX-512 only.
-                        /*channel_vector_tile=*/{6, 8, 1}};
+                        /*channel_vector_tile=*/{6, 8, 1},
+                        // Unused: one-vector kernels are built for AVX-512 only.
+                        /*one_vector_tile=*/{1, 8, 1}};
 }
 
 }  // namespace poolconv::schedules

@@ -115,6 +115,37 @@ TEST(ConvPlan, ChoiceTable) {
     }
 }
 
+// On a CPU that halves its 512-bit FMAs (Zen 4), the calls the general plan takes go to its
+// one-vector tiles where that kernel is built (the AVX-512 path), and only those: every other plan
+// still takes its calls; without the kernel (other paths, GPUs) they stay general.
+TEST(ConvPlan, HalvedFmasTakeOneVectorTiles) {
+    using P = ConvPlan;
+    const Row rows[] = {
+        {"7x7 stride 2", facts2d(7, 7, 2, 2, 1, 1, 112), P::one_vector, P::general},
+        {"3x3 dilation 2", facts2d(3, 3, 1, 1, 2, 2, 32), P::one_vector, P::general},
+        {"1-D, 3 taps", facts1d(3, false), P::one_vector, P::general},
+        {"11x11 stride 4", facts2d(11, 11, 4, 4, 1, 1, 55), P::one_vector, P::wide_window},
+        {"3x3 stride 1", facts2d(3, 3, 1, 1, 1, 1, 56), P::channel_vectors, P::general},
+        {"3x3 stride 2", facts2d(3, 3, 2, 2, 1, 1, 28), P::row_pairs, P::general},
+        {"1x1 dense", facts2d(1, 1, 1, 1, 1, 1, 56, false, true, true), P::pointwise, P::general},
+        {"3x3 depthwise", facts2d(3, 3, 1, 1, 1, 1, 56, true), P::depthwise, P::depthwise},
+        {"1-D depthwise", facts1d(31, true), P::depthwise_1d, P::depthwise},
+    };
+    auto all = [](ConvPlan p) { return p != ConvPlan::wide_window; };
+    auto gpu = [](ConvPlan p) {
+        return p == ConvPlan::general || p == ConvPlan::depthwise || p == ConvPlan::wide_window;
+    };
+    auto avx2 = [](ConvPlan p) { return p != ConvPlan::wide_window && p != ConvPlan::channel_vectors && p != ConvPlan::one_vector; };
+    for (Row r : rows) {
+        SCOPED_TRACE(r.what);
+        EXPECT_NE(choose_conv_plan(r.facts, all), P::one_vector);  // CPUID said full width
+        r.facts.halved_512_bit_fmas = true;
+        EXPECT_EQ(choose_conv_plan(r.facts, all), r.cpu);
+        EXPECT_EQ(choose_conv_plan(r.facts, gpu), r.gpu);
+        EXPECT_NE(choose_conv_plan(r.facts, avx2), P::one_vector);
+    }
+}
+
 // The staged window's bound against the shared memory the launch gets (kGpuSharedMemoryBytes):
 // the bench's layers and common ones stage; their bound in bytes, as Halide sizes them at most.
 TEST(ConvPlan, StagedWindowBytes) {
@@ -132,7 +163,7 @@ TEST(ConvPlan, StagedWindowBytes) {
 TEST(ConvPlan, KernelSuffixes) {
     EXPECT_EQ(conv_plan_suffix(ConvPlan::general), "");
     for (ConvPlan p : {ConvPlan::row_pairs, ConvPlan::depthwise, ConvPlan::depthwise_1d, ConvPlan::pointwise,
-                       ConvPlan::channel_vectors, ConvPlan::wide_window}) {
+                       ConvPlan::channel_vectors, ConvPlan::one_vector, ConvPlan::wide_window}) {
         for (const ConvPlanName &n : kConvPlanNames) {
             if (n.plan == p) {
                 EXPECT_EQ(conv_plan_suffix(p), std::string("_") + n.name);
@@ -145,12 +176,13 @@ TEST(ConvPlan, KernelSuffixes) {
 // that the generator refuses the others with this message).
 TEST(ConvPlan, TaskShapes) {
     for (ConvPlan p : {ConvPlan::general, ConvPlan::row_pairs, ConvPlan::depthwise, ConvPlan::depthwise_1d,
-                       ConvPlan::pointwise, ConvPlan::channel_vectors}) {
+                       ConvPlan::pointwise, ConvPlan::channel_vectors, ConvPlan::one_vector}) {
         EXPECT_EQ(conv_task_shape_refusal(p, 0, 0), nullptr);  // the plan's own rule
     }
     for (int x : {1, 2, 8}) {
         for (int rows : {1, 4}) {
             EXPECT_EQ(conv_task_shape_refusal(ConvPlan::general, x, rows), nullptr);
+            EXPECT_EQ(conv_task_shape_refusal(ConvPlan::one_vector, x, rows), nullptr);
             EXPECT_EQ(conv_task_shape_refusal(ConvPlan::row_pairs, x, rows), nullptr);
             EXPECT_NE(conv_task_shape_refusal(ConvPlan::depthwise, x, rows), nullptr);
             EXPECT_NE(conv_task_shape_refusal(ConvPlan::depthwise_1d, x, rows), nullptr);

@@ -7,7 +7,8 @@
 // cases run on the depthwise kernels (1-D depthwise kernels where the output is one row high),
 // dense 1x1 stride-1 unpadded ones on the pointwise kernels, undilated 3x3(xk) cases with equal x
 // and y strides and two or more output rows on the row-pair kernels, the others on the general
-// ones (3x3 kernels with dilation 2 and stride 4 on their own fast paths there).
+// ones (3x3 kernels with dilation 2 and stride 4 on their own fast paths there; f32 on AVX-512
+// CPUs that halve their 512-bit FMAs, Zen 4, on the general plan's one-vector kernels).
 //
 // Tolerances:
 //   - "dyadic" data (multiples of 1/4 in [-3, 3]): exact. Every product is a multiple of 1/16 below
@@ -19,11 +20,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "reference/reference_convolution.h"
+#include "runtime/dispatch.h"
 #include "tests/test_util.h"
 
 namespace poolconv {
@@ -228,6 +231,27 @@ TEST_P(RandomConvolution, Dilated3x3) { random_convolutions(3005, 300, Kernels::
 // cross rows, and the last task's rows are guarded).
 TEST_P(RandomConvolution, LargePlanes) { random_convolutions(3006, 60, Kernels::large_planes); }
 
+// Makes cpu_halves_512_bit_fmas answer `halved` while it lives (runtime/dispatch.h).
+class HalvedFmas {
+public:
+    explicit HalvedFmas(bool halved) { detail::override_halved_512_bit_fmas(halved); }
+    ~HalvedFmas() { detail::override_halved_512_bit_fmas(std::nullopt); }
+    HalvedFmas(const HalvedFmas &) = delete;
+    HalvedFmas &operator=(const HalvedFmas &) = delete;
+};
+
+// The general plan's two tiles on the AVX-512 path: the one-vector kernels (f32), which the runtime
+// takes on CPUs that halve their 512-bit FMAs (Zen 4; schedules/conv_plan.h), and the two-vector
+// ones elsewhere. Each answer forced in turn, so that both kernels run on any AVX-512 host.
+TEST_P(RandomConvolution, EitherFmaWidth) {
+    if (GetParam() != Isa::avx512) GTEST_SKIP() << "the one-vector kernels are built for AVX-512 only";
+    for (bool halved : {true, false}) {
+        const HalvedFmas forced(halved);
+        random_convolutions(halved ? 3021 : 3022, 300);
+        random_convolutions(halved ? 3023 : 3024, 30, Kernels::large_planes);
+    }
+}
+
 // Depthwise undilated 3x3 and 3x3xk kernels with equal x and y strides: at stride 1 and with a 3x3
 // kernel they take the depthwise kernels' constant-offset path, the rest their general paths.
 TEST_P(RandomConvolution, Depthwise3x3) { random_convolutions(3008, 300, Kernels::depthwise_3x3); }
@@ -236,21 +260,16 @@ TEST_P(RandomConvolution, Depthwise3x3) { random_convolutions(3008, 300, Kernels
 // with one output row: the CPU's 1-D depthwise kernels, which tile one row.
 TEST_P(RandomConvolution, Depthwise1d) { random_convolutions(3009, 300, Kernels::depthwise_1d); }
 
-// Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): the
-// general and row-pair kernels compute any convolution, and both depthwise kernels any depthwise
-// one, so a wrong choice among them would only be slow and pass every other test. The CPU takes row pairs for undilated 3x3(xk) kernels with
-// equal x and y strides (1 or 2) and two or more output rows, pointwise kernels for dense 1x1
-// stride-1 unpadded convolutions, and 1-D depthwise kernels for depthwise convolutions one output
-// row high; on AVX-512, channel vectors for 2-D undilated 3x3 stride-1 ones where rounding the
-// channels up to 32 wastes less than rounding rows up to 16 columns; GPUs have none of these, but take their wide_window kernels where the
-// input window would not fit a block's shared memory.
-TEST_P(RandomConvolution, KernelChoice) {
-    const bool gpu = GetParam() == Isa::cuda || GetParam() == Isa::opencl;
-    const std::string general = "conv_f32", row_pairs = gpu ? general : "conv_f32_row_pairs";
+// KernelChoice's table with cpu_halves_512_bit_fmas answering `halved`.
+void kernel_choice(Isa isa, bool halved) {
+    const HalvedFmas forced(halved);
+    const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
+    const std::string general = halved && isa == Isa::avx512 ? "conv_f32_one_vector" : "conv_f32";
+    const std::string row_pairs = gpu ? general : "conv_f32_row_pairs";
     const std::string pointwise = gpu ? general : "conv_f32_pointwise", depthwise = "conv_f32_depthwise";
     const std::string depthwise_1d = gpu ? depthwise : "conv_f32_depthwise_1d";
     const std::string wide_window = gpu ? "conv_f32_wide_window" : general;
-    const std::string channel_vectors = GetParam() == Isa::avx512 ? "conv_f32_channel_vectors" : row_pairs;
+    const std::string channel_vectors = isa == Isa::avx512 ? "conv_f32_channel_vectors" : row_pairs;
     struct Choice {
         const char *what;
         Shape input, weights;
@@ -309,13 +328,26 @@ TEST_P(RandomConvolution, KernelChoice) {
         const Shape gaps(choice.input.size(), choice.strided_views ? 1 : 0);
         Tensor input = Tensor::padded(DType::f32, choice.input, gaps), got = Tensor::padded(DType::f32, out_shape, gaps);
         test::fill_random(input, rng, {});
-        EXPECT_EQ(conv.kernel_name(input.view(), got.view()), choice.kernel) << choice.what;
+        EXPECT_EQ(conv.kernel_name(input.view(), got.view()), choice.kernel) << choice.what << (halved ? ", halved FMAs" : "");
         // And the kernel it names computes the convolution.
         Tensor expected = Tensor::dense(DType::f32, out_shape);
         reference::convolution(input.view(), weights.view(), nullptr, expected.view(), a);
         conv.run(input.view(), got.view());
         EXPECT_TRUE(test::tensors_match(got.dense_copy(), expected)) << choice.what;
     }
+}
+
+// Which kernel the runtime picks (runtime/convolution.cpp; README, "CPU convolution kernels"): the
+// general and row-pair kernels compute any convolution, and both depthwise kernels any depthwise
+// one, so a wrong choice among them would only be slow and pass every other test. The CPU takes row pairs for undilated 3x3(xk) kernels with
+// equal x and y strides (1 or 2) and two or more output rows, pointwise kernels for dense 1x1
+// stride-1 unpadded convolutions, and 1-D depthwise kernels for depthwise convolutions one output
+// row high; on AVX-512, channel vectors for 2-D undilated 3x3 stride-1 ones where rounding the
+// channels up to 32 wastes less than rounding rows up to 16 columns; GPUs have none of these, but take their wide_window kernels where the
+// input window would not fit a block's shared memory. On AVX-512 CPUs that halve their 512-bit
+// FMAs (forced both ways here) the general plan's calls take its one-vector kernels.
+TEST_P(RandomConvolution, KernelChoice) {
+    for (bool halved : {false, true}) kernel_choice(GetParam(), halved);
 }
 
 // Types GPUs have no kernels for (bf16) run on the CPU whatever the active path, and there take the
