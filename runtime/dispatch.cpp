@@ -63,8 +63,9 @@ bool cpu_supports_isa(Isa isa) {
 }
 
 // Whether CPUID names an AMD family 0x19 core with AVX-512F: Zen 4, whose FPU is 256 bits wide
-// (Zen 3, the same family, has no AVX-512; Zen 5, family 0x1a, and Intel's AVX-512 cores run
-// 512-bit FMAs at full width).
+// (Zen 3, the same family, has no AVX-512). The only such core measured; other AVX-512 cores keep
+// the general tile, which the Intel Xeons measured (two 512-bit FMA pipes) ran faster. Cores that
+// may halve 512-bit FMAs too but were not measured (mobile Zen 5, family 0x1a) are not named.
 bool cpuid_says_halved_512_bit_fmas() {
 #if defined(__x86_64__)
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;

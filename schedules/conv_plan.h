@@ -14,7 +14,7 @@ namespace poolconv {
 // kernel name's suffix after conv_<type>); each gets its TargetParams tile.
 enum class ConvPlan {
     general,       // any convolution: tiles of output channels
-    one_vector,    // the same, in tiles one vector wide, on cores with one 512-bit FMA pipe (AVX-512 only)
+    one_vector,    // the same, in tiles one vector wide, where the CPU halves its 512-bit FMAs (AVX-512 only)
     row_pairs,     // undilated 3x3(xk) kernels with equal x and y strides: tiles two rows high
     depthwise,     // one input and one output channel per group: tiles of rows
     depthwise_1d,  // the same, output one row high (1-D convolutions): tiles of one row
@@ -150,10 +150,10 @@ inline int64_t round_up(int64_t n, int64_t block) { return (n + block - 1) / blo
 // per tap one input vector and 16 weight broadcasts for 16 FMAs, where the general tile has two
 // and 8. On an Intel Xeon (Emerald Rapids: two 512-bit FMA pipes) the one-vector tile took 1.37x
 // the time on C6 and 1.2-1.3x on C8 at 1 thread (bench/cases.h; docs/PERFORMANCE_HISTORY.md,
-// df0a298; which difference costs was not isolated). On Zen 4 (one a cycle) it took 0.98-1.01x the
-// time on C6, C8 and C10 and 0.85-0.91x on C2, whose 112-wide rows it computes in 7 vectors where
-// the general tile computes 8 (4 tiles of 2), at 1 and 2 threads (2026-11-30): there rows whose
-// width is 1-16 columns past a multiple of 32 gain, and none lose.
+// df0a298; which difference costs was not isolated). On Zen 4 (one a cycle) it took 0.84-0.91x the
+// time on C2, whose 112-wide rows it computes in 7 vectors where the general tile computes 8 (4
+// tiles of 2), and was level on C6, C8 and C10 (0.94-1.02; 1 and 2 threads, 2026-11-30). So there
+// rows 1-16 columns past a multiple of 32 should gain, and none measured lost.
 template <typename Built>
 ConvPlan choose_conv_plan(const ConvCallFacts &f, const Built &built) {
     const ConvPlan order[] = {ConvPlan::wide_window,     ConvPlan::depthwise_1d, ConvPlan::depthwise, ConvPlan::pointwise,

@@ -17,7 +17,7 @@
 //                     test that its input row (plane) is inside the input (the generator's)
 //                output: the tile, activated and converted, stored (the last tile of a row or of
 //                the channels is guarded)
-//   One vector (one_vector: the general plan for cores with one 512-bit FMA pipe, chosen by the
+//   One vector (one_vector: the general plan where the CPU halves its 512-bit FMAs, chosen by the
 //   runtime) is the general plan with its own tile, one_vector_tile.
 //   Depthwise 1-D (depthwise, output one row high, chosen by the runtime) tiles a row only
 //   (depthwise_1d_tile): the depthwise tile's other rows would be discarded.

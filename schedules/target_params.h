@@ -30,7 +30,7 @@ struct TargetParams {
     ConvTile depthwise_1d_tile;  // the same, output one row high (1-D): a row's columns only
     ConvTile pointwise_tile;     // 1x1 convolution: no taps to unroll, so the registers all go to the tile
     ConvTile channel_vector_tile;  // channel vectors: x_vectors counts columns, channels are the vectors
-    ConvTile one_vector_tile;    // the general plan's alternative for cores with one 512-bit FMA pipe
+    ConvTile one_vector_tile;    // the general plan's, where the CPU halves its 512-bit FMAs (Zen 4)
     // The ISA stores part of a vector with one cheap instruction (AVX-512's mask registers). Where
     // it does not (AVX2's `vmaskmovps` store is slow on AMD cores; SSE and NEON have none, so
     // Halide stores lane by lane), pooling keeps guarded vectors out of its per-row loops
