@@ -12,10 +12,6 @@
 #include <thread>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 #include "HalideRuntime.h"
 #include "poolconv_isas.h"  // generated: POOLCONV_CPU_ISA_FEATURES
 #include "poolconv/runtime.h"
@@ -62,21 +58,13 @@ bool cpu_supports_isa(Isa isa) {
     return false;
 }
 
-// Whether CPUID names an AMD family 0x19 core with AVX-512F: Zen 4, whose FPU is 256 bits wide
+// Whether the CPU is an AMD family 0x19 core with AVX-512F: Zen 4, whose FPU is 256 bits wide
 // (Zen 3, the same family, has no AVX-512). The only such core measured; other AVX-512 cores keep
 // the general tile, which the Intel Xeons measured (two 512-bit FMA pipes) ran faster. Cores that
 // may halve 512-bit FMAs too but were not measured (mobile Zen 5, family 0x1a) are not named.
 bool cpuid_says_halved_512_bit_fmas() {
 #if defined(__x86_64__)
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx) || eax < 7) return false;
-    const bool amd = ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163;  // "AuthenticAMD"
-    if (!amd || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-    const unsigned base_family = (eax >> 8) & 0xf;
-    const unsigned family = base_family == 0xf ? base_family + ((eax >> 20) & 0xff) : base_family;
-    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
-    const bool avx512f = (ebx >> 16) & 1;
-    return family == 0x19 && avx512f;
+    return __builtin_cpu_is("amdfam19h") && __builtin_cpu_supports("avx512f");
 #else
     return false;
 #endif
