@@ -230,27 +230,43 @@ protected:
     // The rows-first pipeline (MaxPool's and AvgPool's generate_rows_first), up to the output:
     // for each output row, the window's rows (its y and z taps) reduced column by column, reading
     // the input in place (a row outside the input holds `none`: the vector blends it into the
-    // load), into a row of such results inside the margin the windows reach along x (which holds
-    // `none` too), each position written once: the two margins, then the input's columns; then
-    // each output reduced along x over its row. Input elements are cast to `work`; `combine`
-    // folds a value into a running result (a max, a sum) that starts at `none`. The
-    // caller defines the output from along_x and fills in output and axis_tables;
-    // `output_extent` is the output's (x, y, z) extents; `op` names the two reductions' Funcs
-    // ("max", "sum": "max_across_rows", which MaxPool's checked-in autoscheduler results name).
+    // load; or, for an idempotent combine, is the nearest row inside: below), into a row of such
+    // results inside the margin the windows reach along x (which holds `none`), each position
+    // written once: the two margins, then the input's columns; then each output reduced along x
+    // over its row. Input elements are cast to `work`; `combine` folds a value into a running
+    // result (a max, a sum), which starts as the first tap's value. The caller defines the output
+    // from along_x and fills in output and axis_tables; `output_extent` is the output's (x, y, z)
+    // extents; `op` names the two reductions' Funcs ("max", "sum": "max_across_rows", which
+    // MaxPool's checked-in autoscheduler results name). `idempotent`: combine(a, a) is a (a max).
     schedules::RowsFirstStages rows_first_stages(const std::string &op, const Halide::Type &work, const Expr &none,
                                                  const std::function<Expr(const Expr &, const Expr &)> &combine,
-                                                 const std::array<Expr, kSpatialAxes> &output_extent) {
+                                                 bool idempotent, const std::array<Expr, kSpatialAxes> &output_extent) {
         schedules::RowsFirstStages s;
         Expr end[kSpatialAxes];
         for (int a = 0; a < kSpatialAxes; a++) end[a] = input_extent(a);
 
+        // Each reduction starts as its first tap, not as `none`: for MaxPool's NaN-propagating
+        // max that saves a NaN test and a blend per vector (the first two taps take one test of
+        // both).
         s.row_taps = Halide::RDom({{0, window_kernel(1)}, {0, window_kernel(2)}}, "row_taps");
+        s.row_taps.where(s.row_taps.x > 0 || s.row_taps.y > 0);
+        auto row_tap = [&](const Expr &ky, const Expr &kz) {
+            Expr iy = tap(1, y, ky), iz = tap(2, z, kz);
+            Expr row_counts = iy >= 0 && iy < end[1] && iz >= 0 && iz < end[2];
+            // An undilated window is a run of rows, so where it reaches past the input and still
+            // holds one of its rows, it also holds the input's first or last row: the clamped
+            // row. For an idempotent combine, reading that row again changes nothing, and the
+            // load needs no blend with `none` (the schedule's specialization on undilated windows
+            // makes this select the load itself). A window with no row inside the input gets
+            // whatever it reads: the caller tests those windows (MaxPool's output takes the
+            // lowest value for them).
+            if (idempotent) row_counts = row_counts || (window_dilation(1) == 1 && window_dilation(2) == 1);
+            Expr v = Halide::cast(work, input(x, Halide::clamp(iy, 0, end[1] - 1), Halide::clamp(iz, 0, end[2] - 1), c, n));
+            return Halide::select(row_counts, v, Halide::cast(work, none));
+        };
         s.across_rows = Func(op + "_across_rows");
-        Expr iy = tap(1, y, s.row_taps.x), iz = tap(2, z, s.row_taps.y);
-        Expr row_inside = iy >= 0 && iy < end[1] && iz >= 0 && iz < end[2];
-        Expr v = Halide::cast(work, input(x, Halide::clamp(iy, 0, end[1] - 1), Halide::clamp(iz, 0, end[2] - 1), c, n));
-        s.across_rows(x, y, z, c, n) = Halide::cast(work, none);
-        s.across_rows(x, y, z, c, n) = combine(s.across_rows(x, y, z, c, n), Halide::select(row_inside, v, none));
+        s.across_rows(x, y, z, c, n) = row_tap(0, 0);
+        s.across_rows(x, y, z, c, n) = combine(s.across_rows(x, y, z, c, n), row_tap(s.row_taps.x, s.row_taps.y));
 
         s.rows = Func("window_rows");
         const Expr first_x = Halide::min(0, -window_pad(0));
@@ -262,10 +278,10 @@ protected:
         for (const Halide::RDom &m : s.margins) s.rows(m.x, y, z, c, n) = Halide::cast(work, none);
         s.rows(s.columns.x, y, z, c, n) = s.across_rows(s.columns.x, y, z, c, n);
 
-        const Halide::RDom taps_x = taps_along(0);
+        const Halide::RDom taps_x(1, window_kernel(0) - 1, "taps_x");  // after the first
         s.taps_x = taps_x.x;
         s.along_x = Func(op + "_along_x");
-        s.along_x(x, y, z, c, n) = Halide::cast(work, none);
+        s.along_x(x, y, z, c, n) = s.rows(tap(0, x, 0), y, z, c, n);
         s.along_x(x, y, z, c, n) = combine(s.along_x(x, y, z, c, n), s.rows(tap(0, x, taps_x), y, z, c, n));
 
         // No window is padding only where, along every axis, it is undilated and starts before
@@ -332,9 +348,10 @@ protected:
         // Rows are dense (the schedule's specialization turns this address into p itself).
         s.plane(p, z, c, n) = Halide::cast(work, input(p % width, p / width, z, c, n));
 
-        s.row_taps = taps_along(1);
+        // Each reduction starts from its first tap (as in rows_first_stages).
+        s.row_taps = Halide::RDom(1, window_kernel(1) - 1, "taps_y");
         s.across_rows = Func(op + "_across_rows");
-        s.across_rows(f, z, c, n) = Halide::cast(work, none);
+        s.across_rows(f, z, c, n) = s.plane(f - pad_y * width, z, c, n);
         s.across_rows(f, z, c, n) =
             combine(s.across_rows(f, z, c, n), s.plane(f + (s.row_taps.x - pad_y) * width, z, c, n));
         s.rows = Func("window_rows");
@@ -342,17 +359,19 @@ protected:
 
         s.columns = Func("columns");
         s.columns(f) = f - flat_row(f, width) * width;
-        const Halide::RDom taps_x = taps_along(0);
+        const Halide::RDom taps_x(1, window_kernel(0) - 1, "taps_x");  // after the first
         s.taps_x = taps_x.x;
         // One compare per tap (none at the centre, constant offsets fold): testing both ends of
         // the row at every tap cost MaxPool up to 1.2x the time (docs/PERFORMANCE_HISTORY.md).
-        const Expr offset = taps_x.x - pad_x, column = s.columns(f);
-        const Expr counts = Halide::select(offset < 0, column >= -offset,
-                                           Halide::select(offset > 0, column < width - offset, Halide::Internal::const_true()));
+        auto column_tap = [&](const Expr &k) {
+            const Expr offset = k - pad_x, column = s.columns(f);
+            const Expr counts = Halide::select(offset < 0, column >= -offset,
+                                               Halide::select(offset > 0, column < width - offset, Halide::Internal::const_true()));
+            return Halide::select(counts, s.rows(f + offset, z, c, n), Halide::cast(work, none));
+        };
         s.along_x = Func(op + "_along_x");
-        s.along_x(f, z, c, n) = Halide::cast(work, none);
-        s.along_x(f, z, c, n) =
-            combine(s.along_x(f, z, c, n), Halide::select(counts, s.rows(f + offset, z, c, n), Halide::cast(work, none)));
+        s.along_x(f, z, c, n) = column_tap(0);
+        s.along_x(f, z, c, n) = combine(s.along_x(f, z, c, n), column_tap(taps_x.x));
         s.pooled = Func("pooled");
 
         s.width = width;

@@ -13,9 +13,9 @@
 //            input row the two rows' windows read (4 for 3x3 stride 1, 5 for stride 2) once,
 //            then per row for tap z: [for tap y: that row's x stage] (kPooledRowsPerStep).
 //            MaxPool's unpadded kernels of f32, bf16 and f64 reduce the whole window in one
-//            stage instead (whole_window): per output vector, for each tap (x and y taps
-//            unrolled in threes, z taps in twos), a max and a NaN test of the input value, in
-//            registers.
+//            stage instead (whole_window): per output vector, for each pair of x taps (pairs
+//            and y taps unrolled in threes, z taps in twos), two maxima and a NaN test of both
+//            input values, in registers.
 //   input:   each plane is copied once, encoded (MaxPool keys, f32 sums) and padded, into a
 //            scratch buffer (see padded_input in generators/pool_window.h): taps load dense,
 //            unmasked vectors even at the borders, and padding taps need no branch. Only the

@@ -73,12 +73,6 @@ inline void apply_schedule_adams2019_max_pool_flat_plane(
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
         .reorder({positioni, position, z, c, n, taps_x_x});
-    window_rows
-        .store_in(MemoryType::Stack)
-        .split(position, position, positioni, 8, TailStrategy::RoundUp)
-        .vectorize(positioni)
-        .compute_at(max_along_x, position)
-        .reorder({positioni, position, z, c, n});
     max_across_rows
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)

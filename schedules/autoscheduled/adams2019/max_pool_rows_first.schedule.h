@@ -27,6 +27,7 @@ inline void apply_schedule_adams2019_max_pool_rows_first(
     Func max_across_rows = pipeline.get_func(1);
     Var c(output.get_schedule().dims()[3].var);
     Var ci("ci");
+    Var cii("cii");
     Var n(output.get_schedule().dims()[4].var);
     Var o(taps_counted_z.get_schedule().dims()[0].var);
     Var oi("oi");
@@ -34,23 +35,21 @@ inline void apply_schedule_adams2019_max_pool_rows_first(
     Var xi("xi");
     Var y(output.get_schedule().dims()[1].var);
     Var yi("yi");
-    Var yii("yii");
     Var z(output.get_schedule().dims()[2].var);
     RVar input_columns_x(window_rows.update(2).get_schedule().dims()[0].var);
-    RVar input_columns_xi("input_columns$xi");
     RVar margin_x_after_x(window_rows.update(1).get_schedule().dims()[0].var);
     RVar margin_x_before_x(window_rows.update(0).get_schedule().dims()[0].var);
     RVar row_taps_x(max_across_rows.update(0).get_schedule().dims()[0].var);
     RVar row_taps_y(max_across_rows.update(0).get_schedule().dims()[1].var);
     RVar taps_x_x(max_along_x.update(0).get_schedule().dims()[0].var);
     output
-        .split(y, y, yi, 4, TailStrategy::ShiftInwards)
+        .split(y, y, yi, 7, TailStrategy::ShiftInwards)
         .split(c, c, ci, 8, TailStrategy::ShiftInwards)
-        .split(yi, yi, yii, 2, TailStrategy::ShiftInwards)
+        .split(ci, ci, cii, 4, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, x, yii, ci, yi, y, z, c, n})
+        .reorder({xi, x, yi, cii, ci, y, z, c, n})
         .fuse(y, c, y)
         .parallel(y);
     taps_counted_z
@@ -59,10 +58,9 @@ inline void apply_schedule_adams2019_max_pool_rows_first(
         .compute_root()
         .reorder({oi, o});
     taps_counted_y
-        .store_in(MemoryType::Stack)
         .split(o, o, oi, 8, TailStrategy::RoundUp)
         .vectorize(oi)
-        .compute_at(output, yi)
+        .compute_at(output, y)
         .reorder({oi, o});
     taps_counted_x
         .split(o, o, oi, 8, TailStrategy::RoundUp)
@@ -74,30 +72,29 @@ inline void apply_schedule_adams2019_max_pool_rows_first(
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(output, yii)
+        .compute_at(output, x)
         .reorder({xi, x, y, z, c, n});
     max_along_x.update(0)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .reorder({xi, taps_x_x, x, y, z, c, n});
+        .reorder({xi, x, y, z, c, n, taps_x_x});
     window_rows
         .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(output, ci)
+        .compute_at(output, yi)
         .reorder({xi, x, y, z, c, n});
     window_rows.update(0)
         .reorder({margin_x_before_x, y, z, c, n});
     window_rows.update(1)
         .reorder({margin_x_after_x, y, z, c, n});
     window_rows.update(2)
-        .split(input_columns_x, input_columns_x, input_columns_xi, 8, TailStrategy::GuardWithIf)
-        .reorder({input_columns_xi, y, input_columns_x, z, c, n});
+        .reorder({input_columns_x, y, z, c, n});
     max_across_rows
         .store_in(MemoryType::Stack)
-        .split(x, x, xi, 8, TailStrategy::RoundUp)
+        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
-        .compute_at(window_rows, input_columns_x)
+        .compute_at(output, cii)
         .reorder({xi, x, y, z, c, n});
     max_across_rows.update(0)
         .split(x, x, xi, 8, TailStrategy::GuardWithIf)
