@@ -247,7 +247,8 @@ protected:
 
         // Each reduction starts as its first tap, not as `none`: for MaxPool's NaN-propagating
         // max that saves a NaN test and a blend per vector (the first two taps take one test of
-        // both).
+        // both). So a window of a single tap passes a NaN on with its own payload, not as the
+        // canonical NaN that windows of two taps or more give (PyTorch passes it on too).
         s.row_taps = Halide::RDom({{0, window_kernel(1)}, {0, window_kernel(2)}}, "row_taps");
         s.row_taps.where(s.row_taps.x > 0 || s.row_taps.y > 0);
         auto row_tap = [&](const Expr &ky, const Expr &kz) {

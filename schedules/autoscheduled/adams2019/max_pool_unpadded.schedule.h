@@ -27,16 +27,18 @@ inline void apply_schedule_adams2019_max_pool_unpadded(
     Var x(output.get_schedule().dims()[0].var);
     Var xi("xi");
     Var y(output.get_schedule().dims()[1].var);
+    Var yi("yi");
     Var z(output.get_schedule().dims()[2].var);
     RVar window_taps_x(max_of_window.update(0).get_schedule().dims()[0].var);
     RVar window_taps_y(max_of_window.update(0).get_schedule().dims()[1].var);
     RVar window_taps_z(max_of_window.update(0).get_schedule().dims()[2].var);
     output
-        .split(c, c, ci, 32, TailStrategy::ShiftInwards)
+        .split(y, y, yi, 2, TailStrategy::ShiftInwards)
+        .split(c, c, ci, 16, TailStrategy::ShiftInwards)
         .split(x, x, xi, 8, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .compute_root()
-        .reorder({xi, ci, x, y, z, c, n})
+        .reorder({xi, yi, ci, x, y, z, c, n})
         .fuse(y, c, y)
         .parallel(y);
     max_of_window.update(0)
