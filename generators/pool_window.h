@@ -230,7 +230,8 @@ protected:
     // The rows-first pipeline (MaxPool's and AvgPool's generate_rows_first), up to the output:
     // for each output row, the window's rows (its y and z taps) reduced column by column, reading
     // the input in place (a row outside the input holds `none`: the vector blends it into the
-    // load; or, for an idempotent combine, is the nearest row inside: below), into a row of such
+    // load; or, for an idempotent combine and windows undilated along y and z, is the nearest row
+    // inside: below), into a row of such
     // results inside the margin the windows reach along x (which holds `none`), each position
     // written once: the two margins, then the input's columns; then each output reduced along x
     // over its row. Input elements are cast to `work`; `combine` folds a value into a running
@@ -245,20 +246,22 @@ protected:
         Expr end[kSpatialAxes];
         for (int a = 0; a < kSpatialAxes; a++) end[a] = input_extent(a);
 
-        // Each reduction starts as its first tap, not as `none`: for MaxPool's NaN-propagating
-        // max that saves a NaN test and a blend per vector (the first two taps take one test of
-        // both). So a window of a single tap passes a NaN on with its own payload, not as the
-        // canonical NaN that windows of two taps or more give (PyTorch passes it on too).
+        // For an idempotent combine (MaxPool's NaN-propagating max) each reduction starts as its
+        // first tap, not as `none`: that saves a NaN test and a blend per vector (the first two
+        // taps take one test of both). A window of a single tap would then pass a NaN on as it
+        // is, not as the canonical NaN: the runtime sends those windows to the padded kernels
+        // (rows_first_kernel_pays). Sums start at `none` (0): a first tap of -0 would leave a sum
+        // of -0 where the padded kernels give +0.
         s.row_taps = Halide::RDom({{0, window_kernel(1)}, {0, window_kernel(2)}}, "row_taps");
-        s.row_taps.where(s.row_taps.x > 0 || s.row_taps.y > 0);
+        if (idempotent) s.row_taps.where(s.row_taps.x > 0 || s.row_taps.y > 0);
         auto row_tap = [&](const Expr &ky, const Expr &kz) {
             Expr iy = tap(1, y, ky), iz = tap(2, z, kz);
             Expr row_counts = iy >= 0 && iy < end[1] && iz >= 0 && iz < end[2];
             // An undilated window is a run of rows, so where it reaches past the input and still
             // holds one of its rows, it also holds the input's first or last row: the clamped
             // row. For an idempotent combine, reading that row again changes nothing, and the
-            // load needs no blend with `none` (the schedule's specialization on undilated windows
-            // makes this select the load itself). A window with no row inside the input gets
+            // load needs no blend with `none` (our schedule's specialization on undilated windows
+            // makes this select the load itself; an autoscheduler's keeps the select). A window with no row inside the input gets
             // whatever it reads: the caller tests those windows (MaxPool's output takes the
             // lowest value for them).
             if (idempotent) row_counts = row_counts || (window_dilation(1) == 1 && window_dilation(2) == 1);
@@ -266,7 +269,7 @@ protected:
             return Halide::select(row_counts, v, Halide::cast(work, none));
         };
         s.across_rows = Func(op + "_across_rows");
-        s.across_rows(x, y, z, c, n) = row_tap(0, 0);
+        s.across_rows(x, y, z, c, n) = idempotent ? row_tap(0, 0) : Halide::cast(work, none);
         s.across_rows(x, y, z, c, n) = combine(s.across_rows(x, y, z, c, n), row_tap(s.row_taps.x, s.row_taps.y));
 
         s.rows = Func("window_rows");
@@ -279,10 +282,11 @@ protected:
         for (const Halide::RDom &m : s.margins) s.rows(m.x, y, z, c, n) = Halide::cast(work, none);
         s.rows(s.columns.x, y, z, c, n) = s.across_rows(s.columns.x, y, z, c, n);
 
-        const Halide::RDom taps_x(1, window_kernel(0) - 1, "taps_x");  // after the first
+        const int first_tap = idempotent ? 1 : 0;  // the taps the update folds in: all, or after the first
+        const Halide::RDom taps_x(first_tap, window_kernel(0) - first_tap, "taps_x");
         s.taps_x = taps_x.x;
         s.along_x = Func(op + "_along_x");
-        s.along_x(x, y, z, c, n) = s.rows(tap(0, x, 0), y, z, c, n);
+        s.along_x(x, y, z, c, n) = idempotent ? s.rows(tap(0, x, 0), y, z, c, n) : Halide::cast(work, none);
         s.along_x(x, y, z, c, n) = combine(s.along_x(x, y, z, c, n), s.rows(tap(0, x, taps_x), y, z, c, n));
 
         // No window is padding only where, along every axis, it is undilated and starts before
@@ -332,7 +336,8 @@ protected:
     // `none` are as in rows_first_stages. The caller defines `pooled` (the finished value at
     // each position, in the work type) from along_x, then calls define_flat_plane_output.
     schedules::FlatPlaneStages flat_plane_stages(const std::string &op, const Halide::Type &work, const Expr &none,
-                                                 const std::function<Expr(const Expr &, const Expr &)> &combine) {
+                                                 const std::function<Expr(const Expr &, const Expr &)> &combine,
+                                                 bool idempotent) {
         schedules::FlatPlaneStages s;
         const Var f = s.position;
         const Expr width = input_extent(0), positions = input_extent(0) * input_extent(1);
@@ -349,10 +354,12 @@ protected:
         // Rows are dense (the schedule's specialization turns this address into p itself).
         s.plane(p, z, c, n) = Halide::cast(work, input(p % width, p / width, z, c, n));
 
-        // Each reduction starts from its first tap (as in rows_first_stages).
-        s.row_taps = Halide::RDom(1, window_kernel(1) - 1, "taps_y");
+        // For an idempotent combine each reduction starts as its first tap (as in
+        // rows_first_stages; the runtime sends this kernel windows of at least 3x3).
+        const int first = idempotent ? 1 : 0;
+        s.row_taps = Halide::RDom(first, window_kernel(1) - first, "taps_y");
         s.across_rows = Func(op + "_across_rows");
-        s.across_rows(f, z, c, n) = s.plane(f - pad_y * width, z, c, n);
+        s.across_rows(f, z, c, n) = idempotent ? s.plane(f - pad_y * width, z, c, n) : Halide::cast(work, none);
         s.across_rows(f, z, c, n) =
             combine(s.across_rows(f, z, c, n), s.plane(f + (s.row_taps.x - pad_y) * width, z, c, n));
         s.rows = Func("window_rows");
@@ -360,7 +367,7 @@ protected:
 
         s.columns = Func("columns");
         s.columns(f) = f - flat_row(f, width) * width;
-        const Halide::RDom taps_x(1, window_kernel(0) - 1, "taps_x");  // after the first
+        const Halide::RDom taps_x(first, window_kernel(0) - first, "taps_x");
         s.taps_x = taps_x.x;
         // One compare per tap (none at the centre, constant offsets fold): testing both ends of
         // the row at every tap cost MaxPool up to 1.2x the time (docs/PERFORMANCE_HISTORY.md).
@@ -371,7 +378,7 @@ protected:
             return Halide::select(counts, s.rows(f + offset, z, c, n), Halide::cast(work, none));
         };
         s.along_x = Func(op + "_along_x");
-        s.along_x(f, z, c, n) = column_tap(0);
+        s.along_x(f, z, c, n) = idempotent ? column_tap(0) : Halide::cast(work, none);
         s.along_x(f, z, c, n) = combine(s.along_x(f, z, c, n), column_tap(taps_x.x));
         s.pooled = Func("pooled");
 

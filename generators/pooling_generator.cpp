@@ -72,7 +72,8 @@ public:
     // make of a value. Every NaN is the canonical quiet NaN (a constant from bits), and -0 is +0
     // (-0 and +0 share a key): v + 0 in strict float, which fast-math flags cannot drop, is +0
     // for either zero and v itself otherwise (one add; the test of the bits it replaced was a
-    // compare and a blend, P3 0.93x the time on Zen 4).
+    // compare and a blend, P3 0.93x the time on Zen 4). Under denormals-are-zero (a mode some
+    // engines set) a subnormal maximum becomes +0, as that mode asks.
     Expr quiet_nan() const { return reinterpret(work_, quiet_nan_bits()); }
     Expr positive_zero(const Expr &v) const { return strict_float(v + cast(work_, 0)); }
 
@@ -264,7 +265,8 @@ public:
     }
 
     // Rows first: for each output row, the window's rows (its y and z taps) are reduced column
-    // by column, reading the input in place (a row outside the input is padding), into a band of
+    // by column, reading the input in place (a row outside the input is padding, or the nearest
+    // row inside for windows undilated along y and z: see rows_first_stages), into a band of
     // such rows inside a margin of padding; then each output reduces along x over its band row.
     // Nothing is copied or encoded: values are compared (a NaN-propagating max at each tap: a NaN
     // flag beside the max, as the unpadded kernels keep, measured slower here; -0 made +0 at the
@@ -317,7 +319,7 @@ public:
         const MaxKeys keys(data_type(), false);
 
         // ---- Algorithm ----
-        schedules::FlatPlaneStages stages = flat_plane_stages("max", work, work.min(), max_or_nan(keys));
+        schedules::FlatPlaneStages stages = flat_plane_stages("max", work, work.min(), max_or_nan(keys), true);
         const Var &f = stages.position;
         stages.pooled(f, z, c, n) = keys.positive_zero(stages.along_x(f, z, c, n));
         define_flat_plane_output(stages, output);
@@ -466,7 +468,7 @@ public:
 
         // ---- Algorithm ----
         schedules::FlatPlaneStages stages =
-            flat_plane_stages("sum", work, zero, add);
+            flat_plane_stages("sum", work, zero, add, false);
         const Var &f = stages.position;
         const std::array<Func, kSpatialAxes> counted = divisor_factors();
         Func divisors("divisors");

@@ -131,9 +131,13 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
 //   - Not taken: undilated windows of 2 or 3 rows at stride 1 along y, where the padded kernel
 //     shares the x stages of two output rows: 3x3/1 1.16-1.41 and 2x2/1 1.38 at 1 thread (at 2
 //     threads 0.63-1.34, three of the four faster; AVX2 0.77-1.50).
+//   - Not taken: windows of a single tap (1x1): the rows-first kernels start each reduction at its
+//     first tap, so MaxPool's would pass a NaN on as it is, where the output must be the canonical
+//     NaN (the padded kernel's keys give it).
 // An autoscheduler's kernels and the GPU paths (vector_bytes 0) keep the padded kernel.
 inline bool rows_first_kernel_pays(const PoolKernelCall &c) {
     if (c.vector_bytes == 0 || c.f16 || c.eight_bit) return false;
+    if (c.kernel[0] * c.kernel[1] * c.kernel[2] == 1) return false;
     return !(c.stride[1] == 1 && c.dilation[1] == 1 && (c.kernel[1] == 2 || c.kernel[1] == 3));
 }
 

@@ -216,8 +216,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // With rows_per_step rows per step, the x stage is computed once per step (below), and the
     // rest per output vector of each row.
     // One stage for the whole window (whole_window: unpadded kernels only): a vector computed per
-    // output vector, its taps unrolled in threes along x and y and in twos along z (the hot
-    // windows' constant tap loops disappear).
+    // output vector, its pairs of x taps and its y taps unrolled in threes and its z taps in twos
+    // (the hot windows' constant tap loops disappear).
     if (s.whole_window && s.padded) throw CompileError("whole-window pooling stages are for unpadded kernels");
     const int stage_count = s.whole_window ? 1 : 3;
     const LoopLevel sites[3] = {s.whole_window ? LoopLevel(s.output, xo) : LoopLevel(s.along[1], s.taps[1]),

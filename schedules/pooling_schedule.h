@@ -49,12 +49,12 @@ struct PoolingStages {
 struct RowsFirstStages {
     Halide::Func output;  // (x, y, z, c, n), pure, reads along_x and the axis tables
     Halide::Func across_rows;
-    Halide::RDom row_taps;  // (y taps, z taps)
+    Halide::RDom row_taps;  // (y taps, z taps); MaxPool's leave out the first (the pure definition's)
     Halide::Func rows;
     std::array<Halide::RDom, 2> margins;
     Halide::RDom columns;
     Halide::Func along_x;
-    Halide::RVar taps_x;
+    Halide::RVar taps_x;    // MaxPool's leave out the first tap (the pure definition's)
     // Taps counted per axis: MaxPool's test for windows of padding only, AvgPool's divisors.
     std::vector<Halide::Func> axis_tables;
     // Where this holds, no window is padding only: MaxPool's output needs no test for that
@@ -78,7 +78,7 @@ struct FlatPlaneStages {
     std::array<Halide::RDom, 2> margins;
     Halide::RDom positions;
     Halide::Func across_rows;
-    Halide::RDom row_taps;
+    Halide::RDom row_taps;  // MaxPool's leave out the first tap (the pure definition's), as taps_x
     Halide::Func rows;
     Halide::Func columns;  // (position): the column of each position, a table per call
     Halide::Func along_x;

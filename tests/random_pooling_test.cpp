@@ -731,10 +731,11 @@ std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const Av
 // Whether f32 MaxPool (values only) and AvgPool take the rows-first kernel where the padded kernel
 // would run otherwise (rows_first_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512
 // paths (the only ones it is built for), unless the window is undilated, 2 or 3 rows at stride 1
-// along y. (The runtime sees stride 1 along an axis of one output: every call here has more.)
-bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_t dilation_y = 1) {
+// along y, or a single tap (window_taps 1). (The runtime sees stride 1 along an axis of one output:
+// every call here has more.)
+bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_t dilation_y = 1, int64_t window_taps = 2) {
     const Isa isa = active_isa();
-    if (dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512)) return false;
+    if (dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512) || window_taps == 1) return false;
     return !(stride_y == 1 && dilation_y == 1 && (kernel_y == 2 || kernel_y == 3));
 }
 
@@ -868,7 +869,7 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         Tensor input = Tensor::dense(c.dtype, in_shape), output = Tensor::dense(c.dtype, out_shape);
         const std::string base = std::string(c.avg ? "avg_pool_" : "max_pool_") + dtype_name(c.dtype);
         const bool unpadded = gpu ? c.unpadded_on_gpu : c.unpadded_on_cpu;
-        const bool rows_first = rows_first_expected(c.dtype, c.kernel, c.stride, c.dilation);
+        const bool rows_first = rows_first_expected(c.dtype, c.kernel, c.stride, c.dilation, c.kernel == 1 ? 1 : 2);
         const std::string expected = unpadded ? base + "_unpadded" : rows_first ? base + "_rows_first" : base;
         const std::size_t spatial = c.three_d ? 3 : 2;
         PoolAttributes pa;
@@ -931,7 +932,7 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
                               {1, 3, 2, 1, 1, false},       {3, 2, 2, 1, 0, false},    {2, 5, 1, 2, 2, false},
                               {2, 3, 3, 2, 0, true},        {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3},
                               {2, 3, 1, 2, 2, false, 2},    {2, 3, 2, 1, 1, false, 1, 1},  {2, 5, 1, 1, 3, false},
-                              {2, 2, 2, 0, 1, true, 1, 1}};
+                              {2, 2, 2, 0, 1, true, 1, 1},   {2, 1, 2, 0, 0, false}};
     for (const Window &w : windows) {
         for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34, 40, 41}) {
             RowsFirstCall call;
@@ -965,7 +966,8 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
             // These windows go to the flat-plane kernel alike for MaxPool and AvgPool.
             const bool flat = flat_plane_expected(DType::f32, call.input_shape, geometry, pa, /*avg=*/false);
             EXPECT_EQ(flat, flat_plane_expected(DType::f32, call.input_shape, geometry, pa, /*avg=*/true));
-            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation) && !flat;
+            const int64_t taps = w.kernel == 1 ? 1 : 2;  // 1: a window of a single tap, else more
+            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation, taps) && !flat;
             check(call);
         }
     }

@@ -85,14 +85,23 @@ inline void apply_schedule_adams2019_avg_pool_flat_plane(
         .compute_at(pooled, positioni)
         .reorder({positioni, position, z, c, n});
     sum_along_x.update(0)
+        .split(position, position, positioni, 72, TailStrategy::RoundUp)
+        .split(positioni, positioni, positionii, 24, TailStrategy::GuardWithIf)
+        .split(positionii, positionii, positioniii, 8, TailStrategy::GuardWithIf)
+        .vectorize(positioniii)
+        .reorder({positioniii, taps_x_x, positionii, positioni, position, z, c, n});
+    window_rows
+        .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .reorder({positioni, taps_x_x, position, z, c, n});
+        .compute_at(sum_along_x, positionii)
+        .store_at(sum_along_x, positioni)
+        .reorder({positioni, position, z, c, n});
     sum_across_rows
         .store_in(MemoryType::Stack)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)
         .vectorize(positioni)
-        .compute_at(pooled, positioni)
+        .compute_at(sum_along_x, position)
         .reorder({positioni, position, z, c, n});
     sum_across_rows.update(0)
         .split(position, position, positioni, 8, TailStrategy::RoundUp)

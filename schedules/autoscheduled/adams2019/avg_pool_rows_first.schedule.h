@@ -81,9 +81,10 @@ inline void apply_schedule_adams2019_avg_pool_rows_first(
         .vectorize(xi)
         .reorder({xi, x, y, z, c, n, taps_x_x});
     window_rows
+        .store_in(MemoryType::Stack)
         .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
-        .compute_at(output, y)
+        .compute_at(output, yii)
         .reorder({xi, x, y, z, c, n});
     window_rows.update(0)
         .reorder({margin_x_before_x, y, z, c, n});
@@ -91,10 +92,10 @@ inline void apply_schedule_adams2019_avg_pool_rows_first(
         .reorder({margin_x_after_x, y, z, c, n});
     window_rows.update(2)
         .split(input_columns_x, input_columns_x, input_columns_xi, 16, TailStrategy::GuardWithIf)
-        .reorder({input_columns_xi, y, input_columns_x, z, c, n});
+        .reorder({input_columns_xi, input_columns_x, y, z, c, n});
     sum_across_rows
         .store_in(MemoryType::Stack)
-        .split(x, x, xi, 8, TailStrategy::ShiftInwards)
+        .split(x, x, xi, 8, TailStrategy::RoundUp)
         .vectorize(xi)
         .compute_at(window_rows, input_columns_x)
         .reorder({xi, x, y, z, c, n});
