@@ -231,12 +231,12 @@ protected:
     // for each output row, the window's rows (its y and z taps) reduced column by column, reading
     // the input in place (a row outside the input holds `none`: the vector blends it into the
     // load; or, for an idempotent combine and windows undilated along y and z, is the nearest row
-    // inside: below), into a row of such
-    // results inside the margin the windows reach along x (which holds `none`), each position
-    // written once: the two margins, then the input's columns; then each output reduced along x
-    // over its row. Input elements are cast to `work`; `combine` folds a value into a running
-    // result (a max, a sum), which starts as the first tap's value. The caller defines the output
-    // from along_x and fills in output and axis_tables; `output_extent` is the output's (x, y, z)
+    // inside: below), into a row of such results inside the margin the windows reach along x
+    // (which holds `none`), each position written once: the two margins, then the input's
+    // columns; then each output reduced along x over its row. Input elements are cast to `work`;
+    // `combine` folds a value into a running result (a max, a sum), which starts as the first
+    // tap's value for an idempotent combine, else as `none`. The caller defines the output from
+    // along_x and fills in output and axis_tables; `output_extent` is the output's (x, y, z)
     // extents; `op` names the two reductions' Funcs ("max", "sum": "max_across_rows", which
     // MaxPool's checked-in autoscheduler results name). `idempotent`: combine(a, a) is a (a max).
     schedules::RowsFirstStages rows_first_stages(const std::string &op, const Halide::Type &work, const Expr &none,

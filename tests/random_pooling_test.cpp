@@ -932,7 +932,7 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
                               {1, 3, 2, 1, 1, false},       {3, 2, 2, 1, 0, false},    {2, 5, 1, 2, 2, false},
                               {2, 3, 3, 2, 0, true},        {2, 3, 2, 3, 3, false, 2}, {2, 2, 3, 3, 1, true, 3},
                               {2, 3, 1, 2, 2, false, 2},    {2, 3, 2, 1, 1, false, 1, 1},  {2, 5, 1, 1, 3, false},
-                              {2, 2, 2, 0, 1, true, 1, 1},   {2, 1, 2, 0, 0, false}};
+                              {2, 2, 2, 0, 1, true, 1, 1},   {2, 1, 2, 0, 0, false},    {2, 1, 2, 1, 1, false}};
     for (const Window &w : windows) {
         for (const int64_t in_w : {1, 7, 14, 15, 16, 17, 31, 33, 34, 40, 41}) {
             RowsFirstCall call;
