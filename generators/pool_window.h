@@ -121,9 +121,10 @@ protected:
     // row; then those row results along y; then along z. Each stage has a 1-D RDom, so no
     // schedule (hand-written or an autoscheduler's) can reorder the taps of one stage against
     // another, and scan order (z, then y, then x) is what "ties go to the first element" means.
-    Halide::RDom taps_along(int a) {
+    // `first`: the first tap the RDom holds (1 for a reduction whose pure definition is tap 0).
+    Halide::RDom taps_along(int a, int first = 0) {
         static const char *names[kSpatialAxes] = {"taps_x", "taps_y", "taps_z"};
-        return Halide::RDom(0, window_kernel(a), names[a]);
+        return Halide::RDom(first, window_kernel(a) - first, names[a]);
     }
 
     // Input coordinate of tap k of the window at output coordinate o, along axis a.
@@ -283,7 +284,7 @@ protected:
         s.rows(s.columns.x, y, z, c, n) = s.across_rows(s.columns.x, y, z, c, n);
 
         const int first_tap = idempotent ? 1 : 0;  // the taps the update folds in: all, or after the first
-        const Halide::RDom taps_x(first_tap, window_kernel(0) - first_tap, "taps_x");
+        const Halide::RDom taps_x = taps_along(0, first_tap);
         s.taps_x = taps_x.x;
         s.along_x = Func(op + "_along_x");
         s.along_x(x, y, z, c, n) = idempotent ? s.rows(tap(0, x, 0), y, z, c, n) : Halide::cast(work, none);
@@ -357,7 +358,7 @@ protected:
         // For an idempotent combine each reduction starts as its first tap (as in
         // rows_first_stages; the runtime sends this kernel windows of at least 3x3).
         const int first = idempotent ? 1 : 0;
-        s.row_taps = Halide::RDom(first, window_kernel(1) - first, "taps_y");
+        s.row_taps = taps_along(1, first);
         s.across_rows = Func(op + "_across_rows");
         s.across_rows(f, z, c, n) = idempotent ? s.plane(f - pad_y * width, z, c, n) : Halide::cast(work, none);
         s.across_rows(f, z, c, n) =
@@ -367,7 +368,7 @@ protected:
 
         s.columns = Func("columns");
         s.columns(f) = f - flat_row(f, width) * width;
-        const Halide::RDom taps_x(first, window_kernel(0) - first, "taps_x");
+        const Halide::RDom taps_x = taps_along(0, first);
         s.taps_x = taps_x.x;
         // One compare per tap (none at the centre, constant offsets fold): testing both ends of
         // the row at every tap cost MaxPool up to 1.2x the time (docs/PERFORMANCE_HISTORY.md).

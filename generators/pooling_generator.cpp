@@ -200,10 +200,11 @@ public:
                 }
             }
             if (with_indices) {
-                // Offset -1: no input element seen yet (offsets are >= 0: coefficients are).
-                along[a](x, y, z, c, n) = Tuple(keys.padding(), -1);
+                // The first tap is taken as it is (no compare where the taps unroll), so a window
+                // made only of padding keeps the padding key, with an offset inside the window.
+                along[a](x, y, z, c, n) = Tuple(keys.padding(), 0);
                 Expr acc = along[a](x, y, z, c, n)[0], acc_offset = along[a](x, y, z, c, n)[1];
-                Expr take = v > acc;
+                Expr take = taps[a] == 0 || v > acc;
                 along[a](x, y, z, c, n) = Tuple(select(take, v, acc), select(take, offset, acc_offset));
             } else {
                 along[a](x, y, z, c, n) = keys.padding();
@@ -229,7 +230,7 @@ public:
             Expr origin = tap(0, x, 0) * coef[0] + tap(1, y, 0) * coef[1] + tap(2, z, 0) * coef[2];
             Expr offset = best(x, y, z, c, n)[1];
             Expr plane = c * coef[3] + n * coef[4];
-            (*indices)(x, y, z, c, n) = cast(Int(index_bits), select(offset < 0, 0, origin + offset) + plane);
+            (*indices)(x, y, z, c, n) = cast(Int(index_bits), select(best_key == keys.padding(), 0, origin + offset) + plane);
         }
 
         // ---- Estimates (autoschedulers) ----
