@@ -41,6 +41,9 @@ static Expr lowest_finite(const Type &t) {
 //   Integers: the value itself, widened to int32 when positions are tracked, so that the padding
 //     key (the lowest of the key type) lies below every element. Values-only pooling keeps the
 //     data type (more lanes); there padding equals the type's minimum, which is harmless for a max.
+// So with positions tracked no element's key is the padding key (the argmax kernels find windows
+// of padding only by it): float keys end at -infinity's, and integer data is 8-bit (an int32
+// data type would need int64 keys).
 // Padded kernels encode once per input element (in the padded-input copy), unpadded ones at each
 // tap (except those of f32, bf16 and f64, which compare values: see MaxPool::generate).
 class MaxKeys {
@@ -142,13 +145,15 @@ public:
                                      Expr(), output)  // unpadded: no padding value
                       : window_input("input_keys", [&](const Expr &v) { return keys.encode(v); }, keys.padding(), output);
 
-        // Candidate (v, offset) beats the running best (acc, acc_offset) when its key is strictly
-        // greater: among equal keys the first stays (ties, and the first NaN), and padding, whose
-        // key is below every element's, never wins. Values-only pooling keeps just the largest key.
+        // Candidate (v, offset) beats the running best (acc, acc_offset), which starts as the first
+        // tap, when its key is strictly greater: among equal keys the first stays (ties, and the
+        // first NaN), and padding, whose key is below every element's, never beats an element.
+        // Values-only pooling keeps just the largest key.
         // The position an argmax carries is its tap's offset from the window's first element, in
         // index units (k * dilation * index_coef along each axis): one constant per tap where the
-        // taps unroll, so each tap costs a compare, a max and a masked move (a position computed
-        // per tap cost a broadcast and an add more); the window's origin is added once per output.
+        // taps unroll, so each tap after the first costs a compare, a max and a masked move (a
+        // position computed per tap cost a broadcast and an add more); the window's origin is
+        // added once per output.
         Func along[kSpatialAxes] = {Func("max_along_x"), Func("max_along_y"), Func("max_along_z")};
         RDom taps[kSpatialAxes] = {taps_along(0), taps_along(1), taps_along(2)};
         const Var coord[kSpatialAxes] = {x, y, z};
@@ -200,8 +205,9 @@ public:
                 }
             }
             if (with_indices) {
-                // The first tap is taken as it is (no compare where the taps unroll), so a window
-                // made only of padding keeps the padding key, with an offset inside the window.
+                // The first tap is taken as it is (no compare where the schedule unrolls the taps
+                // into groups that start at it: the specialized windows), so a window made only of
+                // padding keeps the padding key, with an offset inside the window.
                 along[a](x, y, z, c, n) = Tuple(keys.padding(), 0);
                 Expr acc = along[a](x, y, z, c, n)[0], acc_offset = along[a](x, y, z, c, n)[1];
                 Expr take = taps[a] == 0 || v > acc;

@@ -267,9 +267,10 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // Not along y or z: the stage before is computed inside those tap loops, one row per tap
     // (except in the whole-window stage, which has no stage before it). Except in the argmax
     // kernels, in threes along y and twos along z (each unrolled tap computing its own row):
-    // they take each stage's first tap without a compare, which needs the tap's index a constant
-    // (the runtime test plus the z stage of one tap cost P7 1.15x the time on Zen 4 with
-    // AVX-512, 1.16x with AVX2).
+    // they take each stage's first tap without a compare, which needs the tap's index a constant,
+    // as it is in windows of at most 3 rows and 2 planes (the specialized ones; larger windows
+    // test each group's first tap at run time). Without it, the runtime test and the z stage of
+    // one tap cost P7 1.15x the time on Zen 4 with AVX-512, 1.16x with AVX2.
     s.along[0].update().unroll(s.taps[0], 3, TailStrategy::GuardWithIf);
     if (unroll_row_taps) {
         s.along[1].update().split(s.taps[1], RVar("taps_y_o"), tap_y, 3, TailStrategy::GuardWithIf).unroll(tap_y);

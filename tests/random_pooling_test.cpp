@@ -514,6 +514,61 @@ TEST_P(RandomPooling, MaxPoolLowestValueAndPaddingOnlyWindows) {
     }
 }
 
+// The argmax kernels take each stage's first tap (a window's first row, or plane) without a
+// compare: where that row or plane is padding, or holds only the lowest finite value, and where
+// a tie falls in a later group of the unrolled row taps (the 5-row window: rows 3-4), values and
+// indices must match the reference. 2 planes (axis 0: indices count across planes), i32 and i64.
+TEST_P(RandomPooling, MaxPoolIndicesFirstRowOrPlaneOfPadding) {
+    struct Case {
+        const char *name;
+        std::vector<int64_t> input_shape;
+        Shape kernel, strides, pads_begin, pads_end;
+    };
+    const std::vector<Case> cases = {
+        // The specialized 3x3/2 window, its first rows padding (pads of 2 and 3: some windows
+        // padding only).
+        {"3x3/2, pads 2-3", {1, 2, 4, 5}, Shape{3, 3}, Shape{2, 2}, Shape{2, 1}, Shape{3, 2}},
+        // 5 rows: the y taps in an unrolled group of three and a second group of two.
+        {"5x1/1, pads 4-5", {1, 2, 3, 2}, Shape{5, 1}, Shape{1, 1}, Shape{4, 0}, Shape{5, 0}},
+        // The specialized 2x2x2/2 window, its first plane padding.
+        {"2x2x2/2, pads 1-2", {1, 2, 2, 3, 3}, Shape{2, 2, 2}, Shape{2, 2, 2}, Shape{1, 1, 0}, Shape{2, 1, 1}},
+    };
+    for (DType dtype : kMaxPoolTypes) {
+        const double low = reference::lowest_finite(dtype);
+        for (const Case &c : cases) {
+            for (DType index_type : {DType::i32, DType::i64}) {
+                SCOPED_TRACE(std::string(dtype_name(dtype)) + ", " + c.name + ", indices " + dtype_name(index_type));
+                MaxPoolAttributes a;
+                a.kernel = c.kernel;
+                a.strides = c.strides;
+                a.pads_begin = c.pads_begin;
+                a.pads_end = c.pads_end;
+                a.axis = 0;
+                Tensor input = Tensor::dense(dtype, c.input_shape);
+                // Three values, so that windows tie across rows; each plane's first row holds the
+                // lowest value but at one column (1, or 2 in the second plane), and 7 elsewhere.
+                const int64_t width = c.input_shape.back();
+                std::vector<double> values(static_cast<std::size_t>(input.element_count()));
+                const int64_t plane = static_cast<int64_t>(values.size()) / 2;
+                for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i++) {
+                    const int64_t p = i % plane;
+                    values[static_cast<std::size_t>(i)] =
+                        p < width ? (p == (i < plane ? 1 : 2) ? 7 : low) : (i * 5 % 7 < 3 ? 7 : 1);
+                }
+                input.set_values(values);
+                const std::vector<int64_t> output_shape = infer_pool_shape(c.input_shape, a).output_shape;
+                Tensor got = Tensor::dense(dtype, output_shape), expected = Tensor::dense(dtype, output_shape);
+                Tensor idx = Tensor::dense(index_type, output_shape), want_idx = Tensor::dense(index_type, output_shape);
+                TensorView iv = idx.view(), wv = want_idx.view();
+                ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
+                reference::max_pool(input.view(), expected.view(), a, &wv);
+                EXPECT_TRUE(test::tensors_match(got, expected)) << dump_small(input);
+                EXPECT_TRUE(test::tensors_match(idx, want_idx, {}, "indices")) << dump_small(input);
+            }
+        }
+    }
+}
+
 // A window of NaNs only, and NaNs after a larger value: the first NaN's index wins.
 TEST_P(RandomPooling, MaxPoolNaNIndices) {
     const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -55,7 +55,13 @@ for scheduler in "${schedulers[@]}"; do
             { cat "$work/log" >&2; exit 1; }
         # Halide's Mullapudi2016 (14 and 21 alike) leaves some names its reorders use undeclared.
         [ "$scheduler" != Mullapudi2016 ] || /usr/bin/python3 "$root/tools/fix_mullapudi_schedule.py" "$work/${lower}_${name}.schedule.h"
-        mv "$work/${lower}_${name}.schedule.h" "$out/$name.schedule.h"
-        echo "$scheduler $name: $(($(date +%s) - start)) s"
+        # An unchanged result keeps its file (and time stamp): rewriting it would rebuild the
+        # generator and so regenerate every kernel.
+        if cmp -s "$work/${lower}_${name}.schedule.h" "$out/$name.schedule.h"; then
+            echo "$scheduler $name: $(($(date +%s) - start)) s, unchanged"
+        else
+            mv "$work/${lower}_${name}.schedule.h" "$out/$name.schedule.h"
+            echo "$scheduler $name: $(($(date +%s) - start)) s"
+        fi
     done
 done
