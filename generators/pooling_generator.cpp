@@ -205,9 +205,9 @@ public:
                 }
             }
             if (with_indices) {
-                // The first tap is taken as it is (no compare where the schedule unrolls the taps
-                // into groups that start at it: the specialized windows), so a window made only of
-                // padding keeps the padding key, with an offset inside the window.
+                // The first tap is taken as it is (no compare where its index is a constant: the
+                // schedule unrolls the x and y taps in threes, and a z loop of one tap is gone), so
+                // a window made only of padding keeps the padding key, with an offset inside it.
                 along[a](x, y, z, c, n) = Tuple(keys.padding(), 0);
                 Expr acc = along[a](x, y, z, c, n)[0], acc_offset = along[a](x, y, z, c, n)[1];
                 Expr take = taps[a] == 0 || v > acc;

@@ -220,10 +220,10 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // (the hot windows' constant tap loops disappear).
     if (s.whole_window && s.padded) throw CompileError("whole-window pooling stages are for unpadded kernels");
     const int stage_count = s.whole_window ? 1 : 3;
-    // The argmax kernels' y and z taps are unrolled (below): their stages are computed inside
-    // the unrolled tap loops.
+    // The argmax kernels' y taps are unrolled (below): their x stage is computed inside the
+    // unrolled tap loop.
     const bool unroll_row_taps = s.second_output.defined();
-    const RVar tap_y = unroll_row_taps ? RVar("taps_y_i") : s.taps[1], tap_z = unroll_row_taps ? RVar("taps_z_i") : s.taps[2];
+    const RVar tap_y = unroll_row_taps ? RVar("taps_y_i") : s.taps[1], tap_z = s.taps[2];
     const LoopLevel sites[3] = {s.whole_window ? LoopLevel(s.output, xo) : LoopLevel(s.along[1], tap_y),
                                 LoopLevel(s.along[2], tap_z), LoopLevel(s.output, rows_per_step > 1 ? yi : xo)};
     for (int a = 0; a < stage_count; a++) {
@@ -265,16 +265,17 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // The taps along x in threes, unrolled (guarded beyond the window): Halide 21 leaves LLVM no
     // loop to unroll, where LLVM 14 unrolled the specialized windows' constant tap loops itself.
     // Not along y or z: the stage before is computed inside those tap loops, one row per tap
-    // (except in the whole-window stage, which has no stage before it). Except in the argmax
-    // kernels, in threes along y and twos along z (each unrolled tap computing its own row):
-    // they take each stage's first tap without a compare, which needs the tap's index a constant,
-    // as it is in windows of at most 3 rows and 2 planes (the specialized ones; larger windows
-    // test each group's first tap at run time). Without it, the runtime test and the z stage of
-    // one tap cost P7 1.15x the time on Zen 4 with AVX-512, 1.16x with AVX2.
+    // (except in the whole-window stage, which has no stage before it). Except along y in the
+    // argmax kernels, in threes (each unrolled tap computing its own row): they take each stage's
+    // first tap without a compare, which needs the tap's index a constant, as it is in windows of
+    // at most 3 rows (larger windows test each group's first tap at run time). Without it the
+    // runtime test cost P7 1.15x the time on Zen 4 with AVX-512, 1.16x with AVX2. Their z taps
+    // stay a loop: in 2-D windows (one plane, a loop Halide removes) the index is a constant
+    // anyway; unrolled in twos as well, they took P7 the same time and one argmax kernel 17.3 s
+    // to generate instead of 10.5 (8.2 s before the y unroll).
     s.along[0].update().unroll(s.taps[0], 3, TailStrategy::GuardWithIf);
     if (unroll_row_taps) {
         s.along[1].update().split(s.taps[1], RVar("taps_y_o"), tap_y, 3, TailStrategy::GuardWithIf).unroll(tap_y);
-        s.along[2].update().split(s.taps[2], RVar("taps_z_o"), tap_z, 2, TailStrategy::GuardWithIf).unroll(tap_z);
     }
     if (s.whole_window) {
         s.along[0].update().unroll(s.taps[1], 3, TailStrategy::GuardWithIf).unroll(s.taps[2], 2, TailStrategy::GuardWithIf);
