@@ -786,11 +786,11 @@ std::string avg_pool_kernel_picked(const Tensor &input, Tensor &output, const Av
 // Whether f32 MaxPool (values only) and AvgPool take the rows-first kernel where the padded kernel
 // would run otherwise (rows_first_kernel_pays, schedules/pool_limits.h): on the AVX2 and AVX-512
 // paths (the only ones it is built for), unless the window is undilated, 2 or 3 rows at stride 1
-// along y, or a single tap (window_taps 1). (The runtime sees stride 1 along an axis of one output:
-// every call here has more.)
-bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_t dilation_y = 1, int64_t window_taps = 2) {
+// along y, or a single tap. (The runtime sees stride 1 along an axis of one output: every call
+// here has more.)
+bool rows_first_expected(DType dtype, int64_t kernel_y, int64_t stride_y, int64_t dilation_y = 1, bool single_tap = false) {
     const Isa isa = active_isa();
-    if (dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512) || window_taps == 1) return false;
+    if (dtype != DType::f32 || (isa != Isa::avx2 && isa != Isa::avx512) || single_tap) return false;
     return !(stride_y == 1 && dilation_y == 1 && (kernel_y == 2 || kernel_y == 3));
 }
 
@@ -924,7 +924,7 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         Tensor input = Tensor::dense(c.dtype, in_shape), output = Tensor::dense(c.dtype, out_shape);
         const std::string base = std::string(c.avg ? "avg_pool_" : "max_pool_") + dtype_name(c.dtype);
         const bool unpadded = gpu ? c.unpadded_on_gpu : c.unpadded_on_cpu;
-        const bool rows_first = rows_first_expected(c.dtype, c.kernel, c.stride, c.dilation, c.kernel == 1 ? 1 : 2);
+        const bool rows_first = rows_first_expected(c.dtype, c.kernel, c.stride, c.dilation, c.kernel == 1);  // square windows
         const std::string expected = unpadded ? base + "_unpadded" : rows_first ? base + "_rows_first" : base;
         const std::size_t spatial = c.three_d ? 3 : 2;
         PoolAttributes pa;
@@ -1021,8 +1021,8 @@ void for_each_rows_first_call(const std::function<void(const RowsFirstCall &)> &
             // These windows go to the flat-plane kernel alike for MaxPool and AvgPool.
             const bool flat = flat_plane_expected(DType::f32, call.input_shape, geometry, pa, /*avg=*/false);
             EXPECT_EQ(flat, flat_plane_expected(DType::f32, call.input_shape, geometry, pa, /*avg=*/true));
-            const int64_t taps = w.kernel == 1 ? 1 : 2;  // 1: a window of a single tap, else more
-            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation, taps) && !flat;
+            // The windows are square: a kernel of 1 is a single tap.
+            call.rows_first = rows_first_expected(DType::f32, kernel_y, stride_y, w.dilation, w.kernel == 1) && !flat;
             check(call);
         }
     }
