@@ -210,9 +210,9 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // vector, also when the indices output is fused in: the last, guarded vector of a row
     // over-computes lanes, whose taps read scratch past the margin (allocated, never written),
     // into results no output keeps. Unpadded kernels: whole output vectors make every stage a
-    // whole vector too, except in rows narrower than one, where the stages' vectors are guarded
-    // as well (no load past the input): computed lane by lane, which is why the runtime sends such
-    // rows to the padded or rows-first kernels (unpadded_kernel_pays, pool_limits.h).
+    // whole vector too, except in rows narrower than one, where the stages run lane by lane (no
+    // load past the input; below), which is why the runtime sends such rows to the padded or
+    // rows-first kernels (unpadded_kernel_pays, pool_limits.h).
     // With rows_per_step rows per step, the x stage is computed once per step (below), and the
     // rest per output vector of each row.
     // One stage for the whole window (whole_window: unpadded kernels only): a vector computed per
@@ -252,14 +252,10 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         if (s.padded) {
             s.along[a].bound_extent(sx, lanes).vectorize(sx);
             s.along[a].update().reorder(sx, s.taps[a]).vectorize(sx);
+        } else if (s.whole_window) {
+            s.along[a].update().reorder(sx, s.taps[0], s.taps[1], s.taps[2]);
         } else {
-            s.along[a].vectorize(sx, lanes, TailStrategy::GuardWithIf);
-            if (s.whole_window) {
-                s.along[a].update().reorder(sx, s.taps[0], s.taps[1], s.taps[2]);
-            } else {
-                s.along[a].update().reorder(sx, s.taps[a]);
-            }
-            s.along[a].update().vectorize(sx, lanes, TailStrategy::GuardWithIf);
+            s.along[a].update().reorder(sx, s.taps[a]);
         }
     }
     // The taps along x in threes, unrolled (guarded beyond the window): Halide 21 leaves LLVM no
@@ -279,6 +275,25 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     }
     if (s.whole_window) {
         s.along[0].update().unroll(s.taps[1], 3, TailStrategy::GuardWithIf).unroll(s.taps[2], 2, TailStrategy::GuardWithIf);
+    }
+    // Unpadded kernels: their stages are vectors only where the output's rows are at least one
+    // vector wide (the output's shifted path; unpadded_kernel_pays sends narrower rows to the
+    // padded kernels). A narrower row that still comes here (a plane past the padded kernels'
+    // scratch limit) runs its stages lane by lane, in scalar code. As guarded vectors they were
+    // predicated loads, which Halide emits element by element behind branches: 714 KB of the f32
+    // AVX-512 kernel's 837 KB of code, and 4 of its 4.2 minutes of generation (Zen 3;
+    // docs/PERFORMANCE_HISTORY.md, "2026-11-30, unpadded kernels' narrow rows in scalar code").
+    // The hot paths compile to the same instructions either way.
+    Stage x_stage = s.along[0].update();
+    if (!s.padded) {
+        const Expr wide_rows = s.output.output_buffer().dim(0).extent() >= lanes;
+        for (int a = 0; a < stage_count; a++) {
+            const Var sx = s.along[a].args()[0];
+            s.along[a].specialize(wide_rows).vectorize(sx, lanes, TailStrategy::GuardWithIf);
+            Stage update = s.along[a].update().specialize(wide_rows);
+            update.vectorize(sx, lanes, TailStrategy::GuardWithIf);
+            if (a == 0) x_stage = update;
+        }
     }
 
     // Hot cases: 2x2 and 3x3 windows (2-D pooling: a z window of 1 tap) with stride 1 or 2 along
@@ -304,7 +319,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     for (const Expr &stride_y : stride_y_cases) {
         rows.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && stride_y && undilated);
     }
-    for (int st : {1, 2}) s.along[0].update().specialize(s.stride[0] == st);
+    for (int st : {1, 2}) x_stage.specialize(s.stride[0] == st);
 }
 
 // Rows first (MaxPool's and AvgPool's rows_first kernels, RowsFirstStages):

@@ -700,7 +700,7 @@ std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const Ma
 }
 
 // Those kernels compute no window past the end of a row (its reads would leave the input): the
-// last vector of a row is shifted inwards, and a row narrower than a vector is one guarded vector
+// last vector of a row is shifted inwards, and a row narrower than a vector is computed lane by lane
 // (the runtime sends such rows to the padded or rows-first kernels, and the windows where the
 // unpadded kernels do not pay: UnpaddedKernelWhereItPays below). So: every output width around
 // 16, 32 and 64 lanes (AVX-512's 4-byte vectors, AVX2's and AVX-512's 1-byte ones), with and
