@@ -70,7 +70,7 @@ struct PoolKernelCall {
 //     vector are specialized (the last vector shifted inwards); a narrower row was a guarded vector,
 //     computed lane by lane, without the hot windows' constant taps: f32 2x2/2 on 28x28 planes (14
 //     outputs, 16 lanes) 6.5-8.1 on AVX-512, 8-bit MaxPool's 64-lane rows 19-84 there (it is scalar
-//     code since, which builds in seconds: pooling_schedule.cpp).
+//     code since, which builds in seconds, its speed not measured: pooling_schedule.cpp).
 //   - f16 MaxPool encodes each tap as a key (five vector instructions): disjoint windows only
 //     (2x2x2/2 0.76-0.98, 2x2/2 0.86-1.20, but 3x3/2 1.03-1.44). f16 on the baseline, which
 //     emulates the conversion: never (1.3-2.6 wherever measured).
