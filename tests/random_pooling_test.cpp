@@ -1258,6 +1258,51 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     EXPECT_TRUE(test::tensors_match(got_rows, expected_rows, o));
 }
 
+// The same calls in bf16 and f64, whose scratch elements are as wide or wider (bf16 keys and sums
+// in f32, f64 in f64) and which have no rows-first kernels: every one runs the unpadded kernel's
+// narrow-row path, whose stages are scalar code (pooling_schedule.cpp), for MaxPool's whole-window
+// kernels and AvgPool's three-stage ones.
+TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpaddedInBf16AndF64) {
+    const Isa isa = active_isa();
+    if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
+    const Shape in_shape = {1, 1, 8192, 1026};
+    Rng rng(6107);
+    for (const DType dtype : {DType::bf16, DType::f64}) {
+        Tensor input = Tensor::dense(dtype, in_shape);  // zeros; random where the windows read
+        for (int64_t row = 0; row < in_shape[2]; row++) {
+            for (const int64_t col : {0, 1, 1024, 1025}) {
+                input.set(row * in_shape[3] + col, test::random_value(dtype, rng, test::FillOptions{}));
+            }
+        }
+        const std::string type = dtype_name(dtype);
+        for (const int64_t stride_y : {2, 1}) {
+            MaxPoolAttributes ma;
+            ma.kernel = Shape{2, 2};
+            ma.strides = Shape{stride_y, 1024};
+            AvgPoolAttributes aa;
+            static_cast<PoolAttributes &>(aa) = static_cast<const PoolAttributes &>(ma);
+            const Shape out_shape = infer_pool_shape(in_shape, ma).output_shape;
+            ASSERT_EQ(out_shape.back(), 2);
+            Tensor got = Tensor::dense(dtype, out_shape), expected = Tensor::dense(dtype, out_shape);
+            const std::string where = type + " stride_y " + std::to_string(stride_y);
+            EXPECT_EQ(max_pool_kernel_picked(input, got, ma), "max_pool_" + type + "_unpadded") << where;
+            ASSERT_NO_THROW(max_pool(input.view(), got.view(), ma)) << where;
+            reference::max_pool(input.view(), expected.view(), ma);
+            EXPECT_TRUE(test::tensors_match(got, expected)) << where;
+            EXPECT_EQ(avg_pool_kernel_picked(input, got, aa), "avg_pool_" + type + "_unpadded") << where;
+            ASSERT_NO_THROW(avg_pool(input.view(), got.view(), aa)) << where;
+            reference::avg_pool(input.view(), expected.view(), aa);
+            test::CompareOptions o;
+            if (dtype == DType::bf16) {
+                o.ulp_tol = 1;
+            } else {
+                o.rel_tol = 1e-13;
+            }
+            EXPECT_TRUE(test::tensors_match(got, expected, o)) << where;
+        }
+    }
+}
+
 // The unpadded kernels of f32, bf16 and f64 compare values, not keys (pooling_generator.cpp):
 // there too a zero maximum is written as +0, a NaN (here a negative one) wins over infinity and
 // stays, written as the type's canonical quiet NaN, and -inf is a value like any other. Disjoint
