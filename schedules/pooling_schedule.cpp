@@ -278,12 +278,12 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     }
     // Unpadded kernels: their stages are vectors only where the output's rows are at least one
     // vector wide (the output's shifted path; unpadded_kernel_pays sends narrower rows to the
-    // padded or rows-first kernels). A narrower row that still comes here (a plane past the padded kernels'
-    // scratch limit) runs its stages lane by lane, in scalar code. As guarded vectors they were
-    // predicated loads, which Halide emits element by element behind branches: 714 KB of the f32
-    // AVX-512 kernel's 837 KB of code, which took 227 s to generate on a Zen 3 (7.9 s since;
-    // docs/PERFORMANCE_HISTORY.md, "2026-11-30, 43c7e92"). The other paths compile to the same
-    // instructions either way.
+    // padded or rows-first kernels). A narrower row that still comes here (a plane past the padded
+    // kernels' scratch limit) runs its stages lane by lane, in scalar code. As guarded vectors
+    // they were predicated loads, which Halide emits element by element behind branches: 714 KB
+    // of the f32 AVX-512 kernel's 837 KB of code, which took 227 s to generate on a Zen 3 (7.9 s
+    // since; docs/PERFORMANCE_HISTORY.md, "2026-11-30, 43c7e92"). The other paths compile to the
+    // same instructions either way.
     Stage x_stage = s.along[0].update();
     if (!s.padded) {
         const Expr wide_rows = s.output.output_buffer().dim(0).extent() >= lanes;

@@ -1212,22 +1212,29 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
 // rows of that width, fits), but not at strides (1, 1024) (2-row windows at stride 1 along y:
 // padded, 8193 rows of those 65538 columns, 2^31 + 327688 bytes): that call runs the unpadded
 // kernel everywhere.
+// The input of those calls, 8192 rows of 1026 columns: zeros, random where the windows read.
+Tensor narrow_rows_input(DType dtype, Rng &rng) {
+    const Shape in_shape = {1, 1, 8192, 1026};
+    Tensor input = Tensor::dense(dtype, in_shape);
+    for (int64_t row = 0; row < in_shape[2]; row++) {
+        for (const int64_t col : {0, 1, 1024, 1025}) {
+            input.set(row * in_shape[3] + col, test::random_value(dtype, rng, test::FillOptions{}));
+        }
+    }
+    return input;
+}
+
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     const Isa isa = active_isa();
     if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
-    const Shape in_shape = {1, 1, 8192, 1026}, out_shape = {1, 1, 4096, 2};
+    Rng rng(6106);
+    Tensor input = narrow_rows_input(DType::f32, rng);
+    const Shape in_shape = input.shape(), out_shape = {1, 1, 4096, 2};
     MaxPoolAttributes ma;
     ma.kernel = Shape{2, 2};
     ma.strides = Shape{2, 1024};
     AvgPoolAttributes aa;
     static_cast<PoolAttributes &>(aa) = static_cast<const PoolAttributes &>(ma);
-    Rng rng(6106);
-    Tensor input = Tensor::dense(DType::f32, in_shape);  // zeros; random where the windows read
-    for (int64_t row = 0; row < in_shape[2]; row++) {
-        for (const int64_t col : {0, 1, 1024, 1025}) {
-            input.set(row * in_shape[3] + col, test::random_value(DType::f32, rng, test::FillOptions{}));
-        }
-    }
     Tensor got = Tensor::dense(DType::f32, out_shape), expected = Tensor::dense(DType::f32, out_shape);
     EXPECT_EQ(max_pool_kernel_picked(input, got, ma),
               rows_first_expected(DType::f32, 2, 2) ? "max_pool_f32_rows_first" : "max_pool_f32_unpadded");
@@ -1265,15 +1272,10 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpaddedInBf16AndF64) {
     const Isa isa = active_isa();
     if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
-    const Shape in_shape = {1, 1, 8192, 1026};
     Rng rng(6107);
     for (const DType dtype : {DType::bf16, DType::f64}) {
-        Tensor input = Tensor::dense(dtype, in_shape);  // zeros; random where the windows read
-        for (int64_t row = 0; row < in_shape[2]; row++) {
-            for (const int64_t col : {0, 1, 1024, 1025}) {
-                input.set(row * in_shape[3] + col, test::random_value(dtype, rng, test::FillOptions{}));
-            }
-        }
+        const Tensor input = narrow_rows_input(dtype, rng);
+        const Shape in_shape = input.shape();
         const std::string type = dtype_name(dtype);
         for (const int64_t stride_y : {2, 1}) {
             MaxPoolAttributes ma;
