@@ -477,6 +477,64 @@ TEST_P(RandomConvolution, AnyThreadCount) {
     set_num_threads(threads_before);
 }
 
+// The fused activation clamps to [lo, hi] and keeps a NaN sum NaN, infinities clamped like any
+// value, on the pointwise, general and depthwise kernels. Each output is one input value times a
+// weight of 1 (the other input channel holds 3, weighted 0), so every sum is exactly that value,
+// NaN and infinities included. The random tests' data has no NaN or infinity.
+TEST_P(RandomConvolution, ActivationKeepsNaN) {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> values = {nan, -inf, inf, -7.0f, -1.0f, -0.0f, 0.0f, 0.25f, 1.5f, 5.5f, 6.5f, 100.0f, -nan};
+    const int64_t width = static_cast<int64_t>(values.size()), rows = 2;
+    struct Layer {
+        const char *what;
+        int64_t channels, group, stride;  // as many output channels as input ones
+    };
+    for (const Layer &layer : {Layer{"1x1", 2, 1, 1}, Layer{"1x1 stride 2", 2, 1, 2}, Layer{"depthwise 1x1", 4, 4, 1}}) {
+        const bool depthwise = layer.group > 1;
+        const int64_t in_width = width * layer.stride;
+        Tensor x = Tensor::dense(DType::f32, {1, layer.channels, rows, in_width});
+        auto *xs = static_cast<float *>(x.data());
+        for (int64_t i = 0; i < x.element_count(); i++) {
+            const int64_t column = i % in_width, row = i / in_width, channel = row / rows;
+            // The values, rotated by one per row, at the columns the stride samples, in the channel
+            // the outputs read; elsewhere a number no output's sum counts.
+            const bool read = column % layer.stride == 0 && (depthwise || channel == 0);
+            xs[i] = read ? values[static_cast<size_t>((column / layer.stride + row) % width)] : 3.0f;
+        }
+        Tensor w = Tensor::dense(DType::f32, {layer.channels, layer.channels / layer.group, 1, 1});
+        auto *ws = static_cast<float *>(w.data());
+        for (int64_t i = 0; i < w.element_count(); i++) ws[i] = (depthwise || i % layer.channels == 0) ? 1.0f : 0.0f;
+        for (const Activation activation : {Activation::none, Activation::relu, Activation::relu6, Activation::clamp}) {
+            ConvAttributes a;
+            a.group = layer.group;
+            a.strides = {1, layer.stride};
+            a.activation = activation;
+            a.clamp_min = -0.5f;
+            a.clamp_max = 2.0f;
+            float lo = -inf, hi = inf;
+            if (activation == Activation::relu) lo = 0.0f;
+            if (activation == Activation::relu6) lo = 0.0f, hi = 6.0f;
+            if (activation == Activation::clamp) lo = a.clamp_min, hi = a.clamp_max;
+            const PreparedConvolution conv(w.view(), nullptr, a);
+            Tensor got = Tensor::dense(DType::f32, {1, layer.channels, rows, width});
+            const std::string where = std::string(layer.what) + ", activation " + std::to_string(static_cast<int>(activation)) +
+                                      ", kernel " + conv.kernel_name(x.view(), got.view());
+            conv.run(x.view(), got.view());
+            const auto *ys = static_cast<const float *>(got.data());
+            for (int64_t i = 0; i < got.element_count(); i++) {
+                const int64_t column = i % width, row = i / width % rows, channel = i / (width * rows);
+                const float v = xs[((depthwise ? channel : 0) * rows + row) * in_width + column * layer.stride];
+                const float want = v < lo ? lo : v > hi ? hi : v;  // a NaN stays
+                if (std::isnan(want)) {
+                    EXPECT_TRUE(std::isnan(ys[i])) << where << ": input " << v << " gave " << ys[i];
+                } else {
+                    EXPECT_EQ(ys[i], want) << where << ": input " << v;
+                }
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, RandomConvolution, ::testing::ValuesIn(test::all_isas()), test::isa_param_name);
 
 }  // namespace
