@@ -138,7 +138,6 @@ protected:
         static const char *names[kSpatialAxes] = {"taps_counted_x", "taps_counted_y", "taps_counted_z"};
         Func f(names[a]);
         Var o("o");
-        auto ceil_div = [](const Expr &num, const Expr &den) { return (num + den - 1) / den; };  // den > 0
         Expr first = o * window_stride(a) - window_pad(a);
         Expr k_begin = Halide::max(0, ceil_div(begin - first, window_dilation(a)));
         Expr k_end = Halide::min(window_kernel(a), ceil_div(end - first, window_dilation(a)));
@@ -348,10 +347,12 @@ protected:
         s.plane = Func("flat_plane");
         // Each margin is filled in whole vectors: its run rounded up to a multiple of
         // kFlatMarginLanes, the extra elements lying over the plane's own positions, which the
-        // copy (the last update) then overwrites (over a plane smaller than that, over the other
-        // margin too, which holds `none` as well). So no fill ends in a partial vector: a masked
-        // store on the AVX-512 path, and on AVX2, whose `vmaskmovps` stores are slow on AMD cores,
-        // the margins were filled element by element, about 5% of P3's samples on Zen 3.
+        // copy (the last update) then overwrites. Over a plane smaller than that, a fill runs on
+        // over the other margin (which holds `none` as well) and past it, into a few elements of
+        // scratch that bounds inference adds and nothing reads. So no fill ends in a partial
+        // vector: a masked store on the AVX-512 path, and on AVX2, whose `vmaskmovps` stores are
+        // slow on AMD cores, the margins were filled element by element, about 5% of P3's
+        // samples on Zen 3.
         const Expr margin_before = round_up_to_fill(Halide::max(reach_before, 0));
         const Expr margin_after = round_up_to_fill(Halide::max(reach_after, 0));
         s.margins = {Halide::RDom(-reach_before, margin_before, "margin_before"),
@@ -422,8 +423,11 @@ protected:
     // AVX-512), whose counts all divide this.
     static constexpr int kFlatMarginLanes = 16;
     static Expr round_up_to_fill(const Expr &elements) {
-        return (elements + kFlatMarginLanes - 1) / kFlatMarginLanes * kFlatMarginLanes;
+        return ceil_div(elements, Expr(kFlatMarginLanes)) * kFlatMarginLanes;
     }
+
+    // num / den rounded up, for den > 0 and any num (Halide's division rounds down).
+    static Expr ceil_div(const Expr &num, const Expr &den) { return (num + den - 1) / den; }
 
     // floor(f / width) for 0 <= f < 2^24: a float quotient corrected by one either way (a vector
     // integer division by a run-time width would be one scalar division per lane).

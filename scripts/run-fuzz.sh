@@ -31,7 +31,7 @@ fuzz_one() {
     # default. -timeout: an input running longer is a finding (a hang).
     build-fuzz/tests/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=60 -print_final_stats=1 \
         -artifact_prefix="$PWD/build-fuzz/findings/$target-" "$PWD/build-fuzz/corpus/$target" "$PWD/tests/fuzz/$target" \
-        > "build-fuzz/logs/$target.log" 2>&1 || true
+        > "build-fuzz/logs/$target.log" 2>&1 && echo 0 > "build-fuzz/logs/$target.rc" || echo $? > "build-fuzz/logs/$target.rc"
 }
 slots=$(nproc)
 running=0
@@ -50,10 +50,14 @@ for target in "${targets[@]}"; do
     echo "== $target"
     grep -E "^(INFO: seed corpus|stat::number_of_executed_units|stat::new_units_added|==|FINDING|SUMMARY|#[0-9]+ *DONE)|ERROR|Test unit written|artifact" \
         "build-fuzz/logs/$target.log" || true
-    # libFuzzer's exit status is not kept: a finding leaves its input in findings/ (crash-, leak-,
-    # timeout- or oom-; a slow-unit- file is only the slowest input seen).
+    # A finding leaves its input in findings/ (crash-, leak-, timeout- or oom-; a slow-unit- file
+    # is only the slowest input seen) and a non-zero exit status; a status without a finding is a
+    # target that did not run (say, a flag libFuzzer refused).
     if compgen -G "build-fuzz/findings/$target-[clot]*" > /dev/null; then
         echo "run-fuzz: $target found a problem; the input is in build-fuzz/findings/, its log build-fuzz/logs/$target.log" >&2
+        failed=1
+    elif [ "$(cat "build-fuzz/logs/$target.rc")" != 0 ]; then
+        echo "run-fuzz: $target exited with status $(cat "build-fuzz/logs/$target.rc"); its log is build-fuzz/logs/$target.log" >&2
         failed=1
     fi
 done

@@ -488,8 +488,11 @@ TEST_P(RandomConvolution, ActivationKeepsNaN) {
     struct Layer {
         const char *what;
         int64_t channels, group, stride;  // as many output channels as input ones
+        const char *cpu_kernel;           // what the CPU paths' kernel name ends with ("" for any)
     };
-    for (const Layer &layer : {Layer{"1x1", 2, 1, 1}, Layer{"1x1 stride 2", 2, 1, 2}, Layer{"depthwise 1x1", 4, 4, 1}}) {
+    const bool gpu = GetParam() == Isa::cuda || GetParam() == Isa::opencl;
+    for (const Layer &layer : {Layer{"1x1", 2, 1, 1, "_pointwise"}, Layer{"1x1 stride 2", 2, 1, 2, ""},
+                               Layer{"depthwise 1x1", 4, 4, 1, "_depthwise"}}) {
         const bool depthwise = layer.group > 1;
         const int64_t in_width = width * layer.stride;
         Tensor x = Tensor::dense(DType::f32, {1, layer.channels, rows, in_width});
@@ -517,8 +520,14 @@ TEST_P(RandomConvolution, ActivationKeepsNaN) {
             if (activation == Activation::clamp) lo = a.clamp_min, hi = a.clamp_max;
             const PreparedConvolution conv(w.view(), nullptr, a);
             Tensor got = Tensor::dense(DType::f32, {1, layer.channels, rows, width});
+            const std::string kernel = conv.kernel_name(x.view(), got.view());
             const std::string where = std::string(layer.what) + ", activation " + std::to_string(static_cast<int>(activation)) +
-                                      ", kernel " + conv.kernel_name(x.view(), got.view());
+                                      ", kernel " + kernel;
+            const std::string suffix = layer.cpu_kernel;
+            if (!gpu) {  // the kernels this test is about (the GPUs' 1x1 may take their general kernel)
+                EXPECT_TRUE(kernel.size() >= suffix.size() && kernel.compare(kernel.size() - suffix.size(), suffix.size(), suffix) == 0)
+                    << where;
+            }
             conv.run(x.view(), got.view());
             const auto *ys = static_cast<const float *>(got.data());
             for (int64_t i = 0; i < got.element_count(); i++) {
