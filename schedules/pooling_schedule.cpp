@@ -276,6 +276,20 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     if (s.whole_window) {
         s.along[0].update().unroll(s.taps[1], 3, TailStrategy::GuardWithIf).unroll(s.taps[2], 2, TailStrategy::GuardWithIf);
     }
+    // The padded values-only kernels' x stage (several rows per step) is never loop-partitioned.
+    // In the hot windows (specialized below) its loops have constant extents and no guard is left
+    // to partition: their code is the same either way (checked in the LLVM IR). In the general
+    // path Halide peeled the guarded tails (the step's rows in eights, the taps in threes) off
+    // each of those loops into copies of its body. Without that, the general path's code is 36%
+    // smaller (it was 37-42% of such a kernel's LLVM IR, 53% of the 8-bit AVX-512 kernel's), the
+    // kernels generate in 0.69-0.87x the time (bf16 AvgPool on AVX-512 level), and windows other
+    // than the hot ones took 0.60-0.90x the time (Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md,
+    // "2026-12-01"). Not the argmax kernels: their one-row x stage keeps its partitions (a 1-D
+    // window took 1.12x the time without them).
+    if (rows_per_step > 1) {
+        s.along[0].never_partition_all();
+        s.along[0].update().never_partition_all();
+    }
     // Unpadded kernels: their stages are vectors only where the output's rows are at least one
     // vector wide (the output's shifted path; unpadded_kernel_pays sends narrower rows to the
     // padded or rows-first kernels). A narrower row that still comes here (a plane past the padded
