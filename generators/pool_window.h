@@ -353,11 +353,11 @@ protected:
         // vector: a masked store on the AVX-512 path, and on AVX2, whose `vmaskmovps` stores are
         // slow on AMD cores, the margins were filled element by element, about 5% of P3's
         // samples on Zen 3.
-        const Expr reached_after = Halide::max(reach_after, 0);  // positions past the plane's end
+        const Expr past_end = Halide::max(reach_after, 0);  // how far the windows reach past the plane's end
         const Expr margin_before = round_up_to_fill(Halide::max(reach_before, 0));
-        const Expr margin_after = round_up_to_fill(reached_after);
+        const Expr margin_after = round_up_to_fill(past_end);
         s.margins = {Halide::RDom(-reach_before, margin_before, "margin_before"),
-                     Halide::RDom(positions + reached_after - margin_after, margin_after, "margin_after")};
+                     Halide::RDom(positions + past_end - margin_after, margin_after, "margin_after")};
         s.positions = Halide::RDom(0, positions, "positions");
         const Expr p = s.positions.x;
         s.plane(f, z, c, n) = Halide::undef(work);

@@ -276,16 +276,18 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     if (s.whole_window) {
         s.along[0].update().unroll(s.taps[1], 3, TailStrategy::GuardWithIf).unroll(s.taps[2], 2, TailStrategy::GuardWithIf);
     }
-    // The padded values-only kernels' x stage (several rows per step) is never loop-partitioned.
-    // In the hot windows (specialized below) its loops have constant extents and no guard is left
-    // to partition: their code is the same either way (checked in the LLVM IR). In the general
-    // path Halide peeled the guarded tails (the step's rows in eights, the taps in threes) off
-    // each of those loops into copies of its body. Without that, the general path's code is 36%
-    // smaller (it was 37-42% of such a kernel's LLVM IR, 53% of the 8-bit AVX-512 kernel's), the
-    // kernels generate in 0.69-0.87x the time (bf16 AvgPool on AVX-512 level), and windows other
-    // than the hot ones took 0.60-0.90x the time (Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md,
-    // "2026-12-01"). Not the argmax kernels: their one-row x stage keeps its partitions (a 1-D
-    // window took 1.12x the time without them).
+    // The padded values-only kernels' x stage (several rows per step) is never loop-partitioned,
+    // set here, before the specializations below, which copy the stage's schedule when made. In
+    // the hot windows its loops have constant extents and no guard is left to partition: their
+    // code is the same either way (checked in the LLVM IR). In the general path Halide peeled the
+    // guarded tails (the step's rows in eights, the taps in threes) off each of those loops into
+    // copies of its body. Without that, the general path's code is 36-37% smaller (in the f32
+    // AVX2 kernels it was 37-42% of the LLVM IR, in the 8-bit AVX-512 MaxPool 53%), the six
+    // kernels timed generate in 0.69-0.87x the time (one level), and the four windows measured
+    // other than the hot ones took 0.60-0.90x the time (Zen 3, AVX2, 1 thread;
+    // docs/PERFORMANCE_HISTORY.md, "2026-12-01, deee0db"). Not the argmax kernels' x stage (a 1-D
+    // window took 1.12x the time without its partitions), nor the y and z stages (bf16 AvgPool's
+    // 1-D window 1.42x).
     if (rows_per_step > 1) {
         s.along[0].never_partition_all();
         s.along[0].update().never_partition_all();
