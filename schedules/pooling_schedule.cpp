@@ -338,7 +338,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // The whole-window (unpadded MaxPool) kernels also specialize windows one row high (1-D
     // pooling, and 2-D windows of one row), any width and stride: their y and z tap loops are then
     // gone, where in the general path below each output vector ran them at run-time extents with
-    // the loop's indices spilled. 1-D windows k3 s2 and k2 s2 on 64 rows of 4096 took 0.27-0.31x
+    // the loop's indices spilled. 1-D windows k3 s2 and k2 s2 on 64 rows of 4096 took 0.26-0.30x
     // the time (Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01").
     if (s.whole_window) rows.specialize(ky == 1 && kz == 1);
     for (int st : {1, 2}) x_stage.specialize(s.stride[0] == st);
@@ -418,7 +418,7 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
     // to the padded kernels (rows_first_kernel_pays). Then windows one row high (1-D pooling, and
     // 2-D windows of one row), whose band rows are then plain copies of input rows: in the general
     // path below they were guarded (masked) loads under loops of run-time extent, and 1-D windows
-    // took 0.45-0.60x the time with this (k3 s2 pad 1, k3 s1 pad 1, AvgPool k3 s1 pad 1, 64 rows
+    // took 0.41-0.54x the time with this (k3 s2 pad 1, k3 s1 pad 1, AvgPool k3 s1 pad 1, 64 rows
     // of 4096; Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01"). Then any window
     // that is never padding only (MaxPool's output then tests no window for padding only: P1
     // 0.89x the time).
