@@ -29,7 +29,8 @@
 //   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
 //   windows with stride_x 2 (3-D), undilated (kernels that step two rows: each also with
 //   stride_y 1 or 2), with constant tap loops over dense or
-//   2-way-deinterleaved loads (the x taps unrolled in threes); then stride_x 1 or 2 with any
+//   2-way-deinterleaved loads (the x taps unrolled in threes); in the unpadded MaxPool kernels
+//   also windows one row high (1-D pooling), any width and stride; then stride_x 1 or 2 with any
 //   kernel (dense loads, tap loops); everything else takes the general path (gathers for
 //   runtime strides).
 //
@@ -277,17 +278,16 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         s.along[0].update().unroll(s.taps[1], 3, TailStrategy::GuardWithIf).unroll(s.taps[2], 2, TailStrategy::GuardWithIf);
     }
     // The padded values-only kernels' x stage (several rows per step) is never loop-partitioned,
-    // set here, before the specializations below, which copy the stage's schedule when made. In
-    // the hot windows its loops have constant extents and no guard is left to partition: their
-    // code is the same either way (checked in the LLVM IR). In the general path Halide peeled the
-    // guarded tails (the step's rows in eights, the taps in threes) off each of those loops into
-    // copies of its body. Without that, the general path's code is 36-37% smaller (in the f32
-    // AVX2 kernels it was 37-42% of the LLVM IR, in the 8-bit AVX-512 MaxPool 53%), the six
-    // kernels timed generate in 0.69-0.87x the time (one level), and the four windows measured
-    // other than the hot ones took 0.60-0.90x the time (Zen 3, AVX2, 1 thread;
-    // docs/PERFORMANCE_HISTORY.md, "2026-12-01, deee0db"). Not the argmax kernels' x stage (a 1-D
-    // window took 1.12x the time without its partitions), nor the y and z stages (bf16 AvgPool's
-    // 1-D window 1.42x).
+    // set here, before the specializations below, which copy the stage's schedule when made. In the
+    // hot windows its loops have constant extents and no guard is left to partition: their code is
+    // the same either way (checked in the LLVM IR). In the general path Halide peeled the guarded
+    // tails (the step's rows in eights, the taps in threes) off each of those loops into copies of
+    // its body. Without that, the general path's code is 36-37% smaller (in the f32 AVX2 kernels it
+    // was 37-42% of the LLVM IR, in the 8-bit AVX-512 MaxPool 53%), the six kernels timed generate
+    // in 0.69-0.87x the time (one level), and the four windows measured other than the hot ones
+    // took 0.60-0.90x the time (Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01,
+    // deee0db..811376b"). Not the argmax kernels' x stage (a 1-D window took 1.12x the time without
+    // its partitions), nor the y and z stages (bf16 AvgPool's 1-D window 1.42x).
     if (rows_per_step > 1) {
         s.along[0].never_partition_all();
         s.along[0].update().never_partition_all();
@@ -338,8 +338,9 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // The whole-window (unpadded MaxPool) kernels also specialize windows one row high (1-D
     // pooling, and 2-D windows of one row), any width and stride: their y and z tap loops are then
     // gone, where in the general path below each output vector ran them at run-time extents with
-    // the loop's indices spilled. 1-D windows k3 s2 and k2 s2 on 64 rows of 4096 took 0.26-0.30x
-    // the time (Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01").
+    // the loop's indices spilled. 1-D windows k3 s2 and k2 s2 on 64 channels of about 4096 took
+    // 0.26-0.30x the time (Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01,
+    // deee0db..811376b").
     if (s.whole_window) rows.specialize(ky == 1 && kz == 1);
     for (int st : {1, 2}) x_stage.specialize(s.stride[0] == st);
 }
@@ -357,7 +358,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 //   offsets across two stored vectors), waited on store forwarding; the band's first rows are
 //   long stored when read.
 //   Specialized: windows that are never padding only: 2x2 and 3x3 windows at stride 2 along y and
-//   1 or 2 along x, 2x2x2 at 2, undilated; then any other such window.
+//   1 or 2 along x, 2x2x2 at 2, undilated; then windows one row high (1-D pooling); then any
+//   other such window.
 void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target, const Type &work_type) {
     if (target.gpu) throw CompileError("the rows-first pooling plan is for CPUs only");
     const int lanes = target.vector_bytes / work_type.bytes();
@@ -414,14 +416,14 @@ void schedule_rows_first_pooling(RowsFirstStages &s, const TargetParams &target,
     s.along_x.bound_extent(along[0], lanes).vectorize(along[0]);
     s.along_x.update().reorder(along[0], s.taps_x).vectorize(along[0]).unroll(s.taps_x, 3, TailStrategy::GuardWithIf);
 
-    // The hot windows, at stride 2 along y: the runtime sends 2- and 3-row windows at stride 1
-    // to the padded kernels (rows_first_kernel_pays). Then windows one row high (1-D pooling, and
-    // 2-D windows of one row), whose band rows are then plain copies of input rows: in the general
-    // path below they were guarded (masked) loads under loops of run-time extent, and 1-D windows
-    // took 0.41-0.54x the time with this (k3 s2 pad 1, k3 s1 pad 1, AvgPool k3 s1 pad 1, 64 rows
-    // of 4096; Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01"). Then any window
-    // that is never padding only (MaxPool's output then tests no window for padding only: P1
-    // 0.89x the time).
+    // The hot windows, at stride 2 along y: the runtime sends 2- and 3-row windows at stride 1 to
+    // the padded kernels (rows_first_kernel_pays). Then windows one row high (1-D pooling, and 2-D
+    // windows of one row), whose band rows are then plain copies of input rows: in the general path
+    // below they were guarded (masked) loads under loops of run-time extent, and 1-D windows took
+    // 0.41-0.53x the time with this (k3 s2 pad 1, k3 s1 pad 1, AvgPool k3 s1 pad 1, 64 channels of
+    // about 4096; Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01,
+    // deee0db..811376b"). Then any window that is never padding only (MaxPool's output then tests
+    // no window for padding only: P1 0.89x the time).
     const Expr &kx = s.kernel[0], &ky = s.kernel[1], &kz = s.kernel[2];
     const Expr undilated = s.dilation[0] == 1 && s.dilation[1] == 1 && s.dilation[2] == 1;
     for (int k : {3, 2}) {

@@ -1206,59 +1206,80 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
 // Windows one row high (1-D pooling, and 2-D windows of one row), which the rows-first and the
 // unpadded MaxPool kernels specialize (schedules/pooling_schedule.cpp): MaxPool of f32, bf16 and
 // f64 with NaN, the infinities and both zeros among the values, and f32 AvgPool in each pad mode,
-// against the reference; strides 1-3, with and without padding, rows narrower and wider than a
-// vector of every path.
+// against the reference; strides 1-3, dilations 1 and 2, with and without padding, rows narrower
+// and wider than a vector of every path. On the CPU paths each f32 MaxPool call is also checked to
+// run the kernel meant (global pooling for a window that is the whole row, unpadded without
+// padding where the output row fills a vector, else rows first on the AVX paths, else the padded
+// kernel), so a change of rule shows here. (A NaN fill
+// cannot show an unwritten output where a NaN is expected; RandomPooling's other tests cover that.)
 TEST_P(RandomPooling, OneRowWindows) {
+    const Isa isa = active_isa();
+    const bool cpu = isa != Isa::cuda && isa != Isa::opencl;
+    const int64_t f32_lanes = isa == Isa::avx512 ? 16 : isa == Isa::avx2 ? 8 : 4;
     Rng rng(6301);
     test::FailureBudget budget;
-    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
     const double specials[] = {nan, inf, -inf, -0.0, 0.0};
     for (const bool two_d : {false, true}) {
         for (const int64_t k : {2, 3, 5}) {
             for (const int64_t stride : {1, 2, 3}) {
-                for (const int64_t pad : {int64_t{0}, k / 2}) {
-                    for (const int64_t width : {5, 8, 17, 64, 130}) {
-                        const Shape in_shape = two_d ? Shape{2, 3, 3, width} : Shape{2, 3, width};
-                        PoolAttributes pa;
-                        pa.kernel = two_d ? Shape{1, k} : Shape{k};
-                        pa.strides = two_d ? Shape{uniform(rng, 1, 2), stride} : Shape{stride};
-                        pa.pads_begin = two_d ? Shape{0, pad} : Shape{pad};
-                        pa.pads_end = pa.pads_begin;
-                        const PoolGeometry geometry = infer_pool_shape(in_shape, pa);
-                        const Geometry g{in_shape, pa, geometry.output_shape};
-                        for (const DType dtype : {DType::f32, DType::bf16, DType::f64}) {
-                            Tensor input = Tensor::dense(dtype, in_shape);
-                            std::vector<double> values(static_cast<std::size_t>(input.element_count()));
-                            for (double &v : values) v = chance(rng, 0.15) ? specials[uniform(rng, 0, 4)] : uniform(rng, -3, 3);
-                            input.set_values(values);
-                            MaxPoolAttributes ma;
-                            static_cast<PoolAttributes &>(ma) = pa;
-                            Tensor got = Tensor::dense(dtype, geometry.output_shape);
-                            Tensor expected = Tensor::dense(dtype, geometry.output_shape);
-                            reference::max_pool(input.view(), expected.view(), ma);
-                            const std::string where = context(0, "max_pool, one-row window", dtype, g, test::describe(ma));
-                            got.fill_bytes(0xFF);  // NaNs: an element the kernel did not write shows
-                            try {
-                                max_pool(input.view(), got.view(), ma);
-                                budget.check(test::tensors_match(got, expected), where);
-                                if (dtype == DType::f32) check_canonical_max_outputs(got, where, budget);
-                            } catch (const Error &e) {
-                                budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+                for (const int64_t dilation : {1, 2}) {
+                    for (const int64_t pad : {int64_t{0}, k / 2}) {
+                        for (const int64_t width : {5, 8, 17, 64, 130}) {
+                            if ((k - 1) * dilation + 1 > width) continue;  // no window inside the row
+                            const Shape in_shape = two_d ? Shape{2, 3, 3, width} : Shape{2, 3, width};
+                            PoolAttributes pa;
+                            pa.kernel = two_d ? Shape{1, k} : Shape{k};
+                            pa.strides = two_d ? Shape{uniform(rng, 1, 2), stride} : Shape{stride};
+                            pa.dilations = two_d ? Shape{1, dilation} : Shape{dilation};
+                            pa.pads_begin = two_d ? Shape{0, pad} : Shape{pad};
+                            pa.pads_end = pa.pads_begin;
+                            const PoolGeometry geometry = infer_pool_shape(in_shape, pa);
+                            const Geometry g{in_shape, pa, geometry.output_shape};
+                            for (const DType dtype : {DType::f32, DType::bf16, DType::f64}) {
+                                Tensor input = Tensor::dense(dtype, in_shape);
+                                std::vector<double> values(static_cast<std::size_t>(input.element_count()));
+                                for (double &v : values) v = chance(rng, 0.15) ? specials[uniform(rng, 0, 4)] : uniform(rng, -3, 3);
+                                input.set_values(values);
+                                MaxPoolAttributes ma;
+                                static_cast<PoolAttributes &>(ma) = pa;
+                                Tensor got = Tensor::dense(dtype, geometry.output_shape);
+                                Tensor expected = Tensor::dense(dtype, geometry.output_shape);
+                                reference::max_pool(input.view(), expected.view(), ma);
+                                const std::string where = context(0, "max_pool, one-row window", dtype, g, test::describe(ma));
+                                if (cpu && dtype == DType::f32) {
+                                    const bool global = !two_d && pad == 0 && k == width;  // one window, the whole row
+                                    const bool unpadded = pad == 0 && geometry.output_shape.back() >= f32_lanes;
+                                    const std::string meant = global     ? "global_max_pool_f32"
+                                                              : unpadded ? "max_pool_f32_unpadded"
+                                                              : rows_first_expected(dtype, 1, pa.strides[0]) ? "max_pool_f32_rows_first"
+                                                                                                              : "max_pool_f32";
+                                    const std::string picked = max_pool_kernel_picked(input, got, ma);
+                                    budget.check(::testing::AssertionResult(picked == meant) << "picked " << picked << ", meant " << meant, where);
+                                }
+                                got.fill_bytes(0xFF);  // NaNs: an element the kernel did not write shows
+                                try {
+                                    max_pool(input.view(), got.view(), ma);
+                                    budget.check(test::tensors_match(got, expected), where);
+                                    if (dtype == DType::f32) check_canonical_max_outputs(got, where, budget);
+                                } catch (const Error &e) {
+                                    budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+                                }
                             }
-                        }
-                        Tensor input = Tensor::dense(DType::f32, in_shape);
-                        std::vector<double> values(static_cast<std::size_t>(input.element_count()));
-                        for (double &v : values) v = uniform(rng, -3, 3);
-                        input.set_values(values);
-                        Tensor got = Tensor::dense(DType::f32, geometry.output_shape);
-                        Tensor expected = Tensor::dense(DType::f32, geometry.output_shape);
-                        for (const AvgPadMode mode : {AvgPadMode::exclude_pad, AvgPadMode::include_pad, AvgPadMode::include_pad_openvino}) {
-                            AvgPoolAttributes aa;
-                            static_cast<PoolAttributes &>(aa) = pa;
-                            aa.pad_mode = mode;
-                            reference::avg_pool(input.view(), expected.view(), aa);
-                            check_avg_pool_f32(input, got, expected, aa,
-                                               context(0, "avg_pool, one-row window", DType::f32, g, test::describe(aa)), budget);
+                            Tensor input = Tensor::dense(DType::f32, in_shape);
+                            std::vector<double> values(static_cast<std::size_t>(input.element_count()));
+                            for (double &v : values) v = uniform(rng, -3, 3);
+                            input.set_values(values);
+                            Tensor got = Tensor::dense(DType::f32, geometry.output_shape);
+                            Tensor expected = Tensor::dense(DType::f32, geometry.output_shape);
+                            for (const AvgPadMode mode : {AvgPadMode::exclude_pad, AvgPadMode::include_pad, AvgPadMode::include_pad_openvino}) {
+                                AvgPoolAttributes aa;
+                                static_cast<PoolAttributes &>(aa) = pa;
+                                aa.pad_mode = mode;
+                                reference::avg_pool(input.view(), expected.view(), aa);
+                                check_avg_pool_f32(input, got, expected, aa,
+                                                   context(0, "avg_pool, one-row window", DType::f32, g, test::describe(aa)), budget);
+                            }
                         }
                     }
                 }
