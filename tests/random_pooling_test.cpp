@@ -861,6 +861,24 @@ void check_canonical_max_outputs(const Tensor &got, const std::string &where, te
     }
 }
 
+// A MaxPool call into `got` (first filled with NaNs, so an element the kernel does not write shows
+// where no NaN is expected) against `expected`, exactly; f32 outputs also checked canonical.
+void check_max_pool(const Tensor &input, Tensor &got, const Tensor &expected, const MaxPoolAttributes &a,
+                    const std::string &where, test::FailureBudget &budget) {
+    got.fill_bytes(0xFF);
+    try {
+        max_pool(input.view(), got.view(), a);
+    } catch (const Error &e) {
+        budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
+        return;
+    }
+    budget.check(test::tensors_match(got, expected), where);
+    if (got.dtype() == DType::f32) check_canonical_max_outputs(got, where, budget);
+}
+
+// Lanes of an f32 vector on a CPU path (AVX-512 16, AVX2 8, the baseline and NEON 4).
+int64_t f32_lanes(Isa isa) { return isa == Isa::avx512 ? 16 : isa == Isa::avx2 ? 8 : 4; }
+
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
 // (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
 // unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
@@ -871,7 +889,7 @@ void check_canonical_max_outputs(const Tensor &got, const std::string &where, te
 TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     const Isa isa = active_isa();
     const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
-    const int64_t f32_lanes = isa == Isa::avx512 ? 16 : isa == Isa::avx2 ? 8 : 4;
+    const int64_t lanes = f32_lanes(isa);
     struct Case {
         const char *what;
         bool avg;
@@ -890,9 +908,9 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"f64 2x2/1, 17 wide", false, DType::f64, 2, 1, 17, true, false},
         {"bf16 2x2/1, 17 wide", false, DType::bf16, 2, 1, 17, true, false},
         {"f16 2x2/1, 17 wide", false, DType::f16, 2, 1, 17, false, false},
-        {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, f32_lanes <= 7, true},
-        {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, f32_lanes <= 8, true},
-        {"2x2/2, 15 wide", false, DType::f32, 2, 2, 15, f32_lanes <= 15, true},
+        {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, lanes <= 7, true},
+        {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, lanes <= 8, true},
+        {"2x2/2, 15 wide", false, DType::f32, 2, 2, 15, lanes <= 15, true},
         {"2x2/2, 16 wide", false, DType::f32, 2, 2, 16, true, true},
         {"3x3/1 dilated 2, 17 wide", false, DType::f32, 3, 1, 17, true, false, 2},
         {"3x3x3/1, 17 wide", false, DType::f32, 3, 1, 17, true, false, 1, true},
@@ -1175,14 +1193,7 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
                     std::string where = context(0, dense ? "max_pool" : "max_pool, padded rows", DType::f32, g, test::describe(ma));
                     const std::string picked = max_pool_kernel_picked(input, got, ma);
                     budget.check(::testing::AssertionResult(flat == (picked == "max_pool_f32_flat_plane")) << "picked " << picked, where);
-                    try {
-                        got.fill_bytes(0xFF);  // NaNs: an element the kernel did not write shows
-                        max_pool(input.view(), got.view(), ma);
-                        budget.check(test::tensors_match(got, expected), where);
-                        check_canonical_max_outputs(got, where, budget);
-                    } catch (const Error &e) {
-                        budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
-                    }
+                    check_max_pool(input, got, expected, ma, where, budget);
                     for (double &v : values) v = chance(rng, 0.03) ? avg_specials[uniform(rng, 0, 3)] : uniform(rng, -3, 3);
                     input.set_values(values);
                     for (const AvgPadMode mode : {AvgPadMode::exclude_pad, AvgPadMode::include_pad, AvgPadMode::include_pad_openvino}) {
@@ -1210,12 +1221,12 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
 // and wider than a vector of every path. On the CPU paths each f32 MaxPool call is also checked to
 // run the kernel meant (global pooling for a window that is the whole row, unpadded without
 // padding where the output row fills a vector, else rows first on the AVX paths, else the padded
-// kernel), so a change of rule shows here. (A NaN fill
-// cannot show an unwritten output where a NaN is expected; RandomPooling's other tests cover that.)
+// kernel), so a change of rule shows here. (A NaN fill cannot show an unwritten output where a NaN
+// is expected; RandomPooling's other tests cover that.)
 TEST_P(RandomPooling, OneRowWindows) {
     const Isa isa = active_isa();
     const bool cpu = isa != Isa::cuda && isa != Isa::opencl;
-    const int64_t f32_lanes = isa == Isa::avx512 ? 16 : isa == Isa::avx2 ? 8 : 4;
+    const int64_t lanes = f32_lanes(isa);
     Rng rng(6301);
     test::FailureBudget budget;
     const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
@@ -1249,7 +1260,7 @@ TEST_P(RandomPooling, OneRowWindows) {
                                 const std::string where = context(0, "max_pool, one-row window", dtype, g, test::describe(ma));
                                 if (cpu && dtype == DType::f32) {
                                     const bool global = !two_d && pad == 0 && k == width;  // one window, the whole row
-                                    const bool unpadded = pad == 0 && geometry.output_shape.back() >= f32_lanes;
+                                    const bool unpadded = pad == 0 && geometry.output_shape.back() >= lanes;
                                     const std::string meant = global     ? "global_max_pool_f32"
                                                               : unpadded ? "max_pool_f32_unpadded"
                                                               : rows_first_expected(dtype, 1, pa.strides[0]) ? "max_pool_f32_rows_first"
@@ -1257,14 +1268,7 @@ TEST_P(RandomPooling, OneRowWindows) {
                                     const std::string picked = max_pool_kernel_picked(input, got, ma);
                                     budget.check(::testing::AssertionResult(picked == meant) << "picked " << picked << ", meant " << meant, where);
                                 }
-                                got.fill_bytes(0xFF);  // NaNs: an element the kernel did not write shows
-                                try {
-                                    max_pool(input.view(), got.view(), ma);
-                                    budget.check(test::tensors_match(got, expected), where);
-                                    if (dtype == DType::f32) check_canonical_max_outputs(got, where, budget);
-                                } catch (const Error &e) {
-                                    budget.check(::testing::AssertionFailure() << "threw " << e.what(), where);
-                                }
+                                check_max_pool(input, got, expected, ma, where, budget);
                             }
                             Tensor input = Tensor::dense(DType::f32, in_shape);
                             std::vector<double> values(static_cast<std::size_t>(input.element_count()));
