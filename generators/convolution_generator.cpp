@@ -337,12 +337,12 @@ public:
     // The target's table (schedules/target_params.h), its tile for `kernel_plan` replaced by the
     // `tile` parameter where that is set.
     schedules::TargetParams target_with_tile(ConvPlan kernel_plan) const {
-        schedules::TargetParams target = schedules::target_params(get_target());
+        schedules::TargetParams params = schedules::target_params(get_target());
         if (!tile.value().empty()) {
             const std::vector<int> t = parse_positive("tile", tile.value(), 3);
-            schedules::conv_plan_tile(target, kernel_plan) = {t[0], t[1], t[2]};
+            schedules::conv_plan_tile(params, kernel_plan) = {t[0], t[1], t[2]};
         }
-        return target;
+        return params;
     }
 
     // Estimates on every input, parameter and output (autoschedulers): a bench layer of the

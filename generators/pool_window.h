@@ -211,11 +211,11 @@ protected:
     }
 
     // What the schedule plan needs to know about a pipeline built from three `along` stages.
-    schedules::PoolingStages pooling_stages(Func output, Func padded, const Func along[kSpatialAxes],
+    schedules::PoolingStages pooling_stages(Func output, Func padded_input, const Func along[kSpatialAxes],
                                             const Halide::RDom taps[kSpatialAxes]) {
         schedules::PoolingStages s;
         s.output = output;
-        s.padded_input = padded;
+        s.padded_input = padded_input;
         s.padded = this->padded;
         s.input_elements = input_elements;
         s.padding_margins = padding_margins;

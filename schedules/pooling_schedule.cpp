@@ -236,9 +236,9 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
             // window and both strides. Its storage is hoisted to the task, so the general path's
             // runtime-sized one is allocated once per task, not per vector.
             const Var &sy = stage_args[1], &sz = stage_args[2];
-            const Expr rows = (rows_per_step - 1) * s.stride[1] + (s.kernel[1] - 1) * s.dilation[1] + 1;
+            const Expr rows_read = (rows_per_step - 1) * s.stride[1] + (s.kernel[1] - 1) * s.dilation[1] + 1;
             s.along[0].compute_at(s.output, xo).hoist_storage(s.output, task);
-            s.along[0].bound_extent(sx, lanes).bound_extent(sy, rows);
+            s.along[0].bound_extent(sx, lanes).bound_extent(sy, rows_read);
             s.along[0].bound_extent(sz, (s.kernel[2] - 1) * s.dilation[2] + 1);
             for (int d = 3; d < 5; d++) s.along[0].bound_extent(stage_args[d], 1);
             // Rows unrolled, up to the 5 of the specialized windows (guarded beyond).
