@@ -31,7 +31,8 @@ set(POOLCONV_ALGORITHMS
 # Kernels, "<name> <algorithm> <types> [more generator params]": the kernel conv_f32_row_pairs is
 # the name with {type} replaced, built from the algorithm's generator and params plus the
 # data_type and the params here, once per CPU instruction set (POOLCONV_ISAS) and on the GPU
-# backends that compute in its type (generators/CMakeLists.txt), except CPU-only plans.
+# backends that compute in its type (generators/CMakeLists.txt), except CPU-only plans (and on
+# CPUs only for f32 where POOLCONV_CPU_F32_ONLY_KERNELS says so).
 # <types>: short names joined by commas.
 set(POOLCONV_KERNELS
     "max_pool_{type} max_pool f32,f16,bf16,f64,i8,u8"
@@ -65,6 +66,12 @@ set(POOLCONV_AVX512_ONLY_PLANS channel_vectors one_vector)
 # And one for GPUs only: the general plan without shared-memory staging, for windows too wide to
 # stage (schedules/conv_plan.h); CPUs read every window where it lies anyway.
 set(POOLCONV_GPU_ONLY_PLANS wide_window)
+
+# Kernels built on CPUs for f32 only: argmax with i32 indices. A CPU call of another type runs the
+# i64 kernel and narrows its indices (runtime/pooling.cpp; every index fits, since tensors hold
+# fewer than 2^31 elements), which spares the build 15 x86 kernels and 5 NEON ones of the slowest
+# kind to compile. GPUs keep every type's: a call on device tensors has no CPU pass.
+set(POOLCONV_CPU_F32_ONLY_KERNELS "max_pool_{type}_indices_i32")
 
 # Algorithm variants built for the AVX2 and AVX-512 paths only: the rows-first and flat-plane
 # MaxPool and AvgPool, measured there (schedules/pool_limits.h, rows_first_kernel_pays and

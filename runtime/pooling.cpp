@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "poolconv/runtime.h"
 #include "runtime/dispatch.h"
@@ -249,6 +250,25 @@ void index_coefficients(const TensorView &input, const MaxPoolAttributes &a, int
     }
 }
 
+// Copies dense i64 indices (row-major, `indices`' shape) into `indices`, an i32 view of any strides.
+// Every index fits: it is a position in a tensor of fewer than 2^31 elements.
+void narrow_indices(const std::vector<int64_t> &wide, const TensorView &indices) {
+    const std::vector<int64_t> strides = indices.effective_strides();
+    const std::size_t rank = indices.shape.size();
+    std::vector<int64_t> at(rank, 0);  // the element's coordinates, row-major order
+    int64_t offset = 0;                // and its offset in `indices`, in elements
+    auto *out = static_cast<int32_t *>(indices.data);
+    for (const int64_t index : wide) {
+        out[offset] = static_cast<int32_t>(index);
+        for (std::size_t d = rank; d-- > 0;) {
+            offset += strides[d];
+            if (++at[d] < indices.shape[d]) break;
+            offset -= at[d] * strides[d];
+            at[d] = 0;
+        }
+    }
+}
+
 // A global pooling call as its kernels see it: the input and output as rank-3 tensors (N, C, plane)
 // and (N, C, 1), and a window of one row covering the plane, so each plane is reduced as one
 // contiguous row.
@@ -316,9 +336,16 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         name = std::string("global_max_pool_") + dtype_name(input.dtype);
         global = detail::kernel_available(name, path) && as_global_pooling(input, output, attributes, p, &flat);
     }
+    // i32 indices from the i64 kernel, narrowed after the call, where the path has no i32 kernel
+    // for the type (CPUs: f32 only, generators/variants.cmake).
+    bool narrow = false;
+    if (indices && indices->dtype == DType::i32 && !path.device_tensors) {
+        const std::string argmax = std::string("max_pool_") + dtype_name(input.dtype) + "_indices_";
+        narrow = !detail::kernel_available(argmax + "i32", path) && detail::kernel_available(argmax + "i64", path);
+    }
     if (!global) {
         name = std::string("max_pool_") + dtype_name(input.dtype);
-        if (indices) name += std::string("_indices_") + dtype_name(indices->dtype);
+        if (indices) name += std::string("_indices_") + dtype_name(narrow ? DType::i64 : indices->dtype);
         // The kernels compare (and the padded plane holds) keys or values of 4 bytes (f32, f16,
         // bf16: generators/pooling_generator.cpp), 8 for f64, and 8-bit values, or int32 keys
         // where positions are tracked.
@@ -330,11 +357,14 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
     const KernelWindow &w = global ? flat.window : p.window;
     if (indices) {
         auto fn = detail::find_kernel_as<detail::KernelKind::max_pool_indices>(op, name, path);
-        detail::KernelBuffer idx(*indices);
+        std::vector<int64_t> wide;
+        if (narrow) wide.resize(static_cast<std::size_t>(indices->element_count()));
+        detail::KernelBuffer idx(narrow ? TensorView::dense(DType::i64, indices->shape, wide.data()) : *indices);
         const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get(), idx.get());
         detail::finish_kernel_call(op, status, {&out, &idx});
+        if (narrow) narrow_indices(wide, *indices);
     } else {
         auto fn = detail::find_kernel_as<detail::KernelKind::max_pool>(op, name, path);
         const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
