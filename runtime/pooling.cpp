@@ -250,20 +250,38 @@ void index_coefficients(const TensorView &input, const MaxPoolAttributes &a, int
     }
 }
 
-// Copies dense i64 indices (row-major, `indices`' shape) into `indices`, an i32 view of any strides.
-// Every index fits: it is a position in a tensor of fewer than 2^31 elements.
-void narrow_indices(const std::vector<int64_t> &wide, const TensorView &indices) {
+// Planes [c, c + count) of batch n of `t` (N, C, spatial...): a view of `t`'s memory.
+TensorView planes_of(const TensorView &t, int64_t n, int64_t c, int64_t count) {
+    TensorView v = t;
+    v.strides = t.effective_strides();
+    v.shape[0] = 1;
+    v.shape[1] = count;
+    v.data = static_cast<char *>(t.data) + (n * v.strides[0] + c * v.strides[1]) * static_cast<int64_t>(dtype_size(t.dtype));
+    return v;
+}
+
+// i32 argmax indices through the i64 kernel (max_pool): at most this many indices a call (256 KiB
+// of i64, which stay in L2 until narrowed; 8192 and 131072 measured the same on Zen 3), or one
+// plane's.
+constexpr int64_t kNarrowedIndicesPerCall = 32768;
+
+// Copies dense i64 indices (row-major, `indices`' shape), each plus `offset`, into `indices`, an
+// i32 view of any strides. Every index fits: it is a position in a tensor of fewer than 2^31
+// elements.
+void narrow_indices(const int64_t *wide, int64_t offset, const TensorView &indices) {
     const std::vector<int64_t> strides = indices.effective_strides();
     const std::size_t rank = indices.shape.size();
-    std::vector<int64_t> at(rank, 0);  // the element's coordinates, row-major order
-    int64_t offset = 0;                // and its offset in `indices`, in elements
+    const int64_t width = indices.shape[rank - 1], x_stride = strides[rank - 1];
+    std::vector<int64_t> at(rank - 1, 0);  // the row's coordinates, row-major order
+    int64_t row = 0;                       // and its offset in `indices`, in elements
     auto *out = static_cast<int32_t *>(indices.data);
-    for (const int64_t index : wide) {
-        out[offset] = static_cast<int32_t>(index);
-        for (std::size_t d = rank; d-- > 0;) {
-            offset += strides[d];
+    for (int64_t rows = indices.element_count() / width; rows > 0; rows--) {
+        for (int64_t x = 0; x < width; x++) out[row + x * x_stride] = static_cast<int32_t>(wide[x] + offset);
+        wide += width;
+        for (std::size_t d = rank - 1; d-- > 0;) {
+            row += strides[d];
             if (++at[d] < indices.shape[d]) break;
-            offset -= at[d] * strides[d];
+            row -= at[d] * strides[d];
             at[d] = 0;
         }
     }
@@ -336,8 +354,8 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         name = std::string("global_max_pool_") + dtype_name(input.dtype);
         global = detail::kernel_available(name, path) && as_global_pooling(input, output, attributes, p, &flat);
     }
-    // i32 indices from the i64 kernel, narrowed after the call, where the path has no i32 kernel
-    // for the type (CPUs: f32 only, generators/variants.cmake).
+    // i32 indices from the i64 kernel, narrowed after each call (below), where the path has no
+    // i32 kernel for the type (CPUs: f32 only, generators/variants.cmake).
     bool narrow = false;
     if (indices && indices->dtype == DType::i32 && !path.device_tensors) {
         const std::string argmax = std::string("max_pool_") + dtype_name(input.dtype) + "_indices_";
@@ -353,20 +371,40 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         name = pool_kernel(op, input, p, name, path, false,
                            input.dtype == DType::f64 ? 8 : eight_bit && !indices ? 1 : 4);
     }
-    detail::KernelBuffer in(global ? flat.input : input), out(global ? flat.output : output);
     const KernelWindow &w = global ? flat.window : p.window;
     if (indices) {
         auto fn = detail::find_kernel_as<detail::KernelKind::max_pool_indices>(op, name, path);
-        std::vector<int64_t> wide;
-        if (narrow) wide.resize(static_cast<std::size_t>(indices->element_count()));
-        detail::KernelBuffer idx(narrow ? TensorView::dense(DType::i64, indices->shape, wide.data()) : *indices);
-        const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
-                    w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
-                    coef[0], coef[1], coef[2], coef[3], coef[4], out.get(), idx.get());
-        detail::finish_kernel_call(op, status, {&out, &idx});
-        if (narrow) narrow_indices(wide, *indices);
+        auto run = [&](const TensorView &in_view, const TensorView &out_view, const TensorView &idx_view) {
+            detail::KernelBuffer in(in_view), out(out_view), idx(idx_view);
+            const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
+                        w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
+                        coef[0], coef[1], coef[2], coef[3], coef[4], out.get(), idx.get());
+            detail::finish_kernel_call(op, status, {&out, &idx});
+        };
+        if (!narrow) {
+            run(input, output, *indices);
+            return;
+        }
+        // The i64 kernel a few planes a call, so that their indices are still in cache when they
+        // are narrowed. The kernel counts planes from the call's first: each index gets its
+        // plane's offset back.
+        const int64_t batch = input.shape[0], channels = input.shape[1];
+        const int64_t plane = indices->element_count() / (batch * channels);
+        const int64_t per_call = std::clamp<int64_t>(kNarrowedIndicesPerCall / plane, 1, channels);
+        std::vector<int64_t> wide(static_cast<std::size_t>(per_call * plane));
+        std::vector<int64_t> wide_shape = indices->shape;
+        wide_shape[0] = 1;
+        for (int64_t n = 0; n < batch; n++) {
+            for (int64_t c = 0; c < channels; c += per_call) {
+                wide_shape[1] = std::min(per_call, channels - c);
+                run(planes_of(input, n, c, wide_shape[1]), planes_of(output, n, c, wide_shape[1]),
+                    TensorView::dense(DType::i64, wide_shape, wide.data()));
+                narrow_indices(wide.data(), n * coef[4] + c * coef[3], planes_of(*indices, n, c, wide_shape[1]));
+            }
+        }
     } else {
         auto fn = detail::find_kernel_as<detail::KernelKind::max_pool>(op, name, path);
+        detail::KernelBuffer in(global ? flat.input : input), out(global ? flat.output : output);
         const int status = fn(in.get(), w.kernel[0], w.kernel[1], w.kernel[2], w.stride[0], w.stride[1], w.stride[2],
                     w.dilation[0], w.dilation[1], w.dilation[2], w.pad_begin[0], w.pad_begin[1], w.pad_begin[2],
                     coef[0], coef[1], coef[2], coef[3], coef[4], out.get());

@@ -569,6 +569,49 @@ TEST_P(RandomPooling, MaxPoolIndicesFirstRowOrPlaneOfPadding) {
     }
 }
 
+// i32 indices of the types whose CPU paths have no i32 argmax kernel (generators/variants.cmake):
+// the runtime runs the i64 kernel a few planes a call and narrows each call's indices, adding the
+// offset of the call's first plane (runtime/pooling.cpp). Planes too large to share a call (one a
+// call), and planes several to a call with a shorter last call, over two batches, 2-D and 3-D,
+// into dense and padded index views: values and indices match the reference, and nothing outside
+// the padded views is written.
+TEST_P(RandomPooling, NarrowedIndices) {
+    Rng rng(2108);
+    struct Case {
+        Shape input_shape, index_extra;  // index_extra: padding of the indices' view per axis
+    };
+    const Case cases[] = {
+        {{2, 3, 190, 181}, {}},                 // planes of 34390 outputs: one a call
+        {{2, 20, 64, 64}, {0, 1, 2, 3}},        // planes of 4096: 8, 8 and 4 a call
+        {{2, 13, 9, 21, 17}, {1, 0, 1, 0, 2}},  // 3-D planes of 3213: 10 and 3 a call
+    };
+    for (DType dtype : kMaxPoolTypes) {
+        if (dtype == DType::f32) continue;  // its own i32 kernels
+        for (const Case &c : cases) {
+            const std::size_t spatial = c.input_shape.size() - 2;
+            MaxPoolAttributes a;
+            a.kernel = Shape(spatial, 3);
+            a.pads_begin = a.pads_end = Shape(spatial, 1);
+            a.axis = uniform(rng, 0, 2);  // positions in the tensor, its batch item, or the plane
+            SCOPED_TRACE(std::string(dtype_name(dtype)) + ", input " + shape_to_string(c.input_shape) + ", axis " +
+                         std::to_string(a.axis));
+            Tensor input = Tensor::dense(dtype, c.input_shape);
+            test::fill_random(input, rng, test::FillOptions{});
+            const Shape output_shape = infer_pool_shape(c.input_shape, a).output_shape;
+            Tensor got = Tensor::dense(dtype, output_shape), expected = Tensor::dense(dtype, output_shape);
+            Tensor idx = Tensor::padded(DType::i32, output_shape, c.index_extra);
+            idx.fill_bytes(kUnwritten);
+            Tensor want_idx = Tensor::dense(DType::i32, output_shape);
+            TensorView iv = idx.view(), wv = want_idx.view();
+            ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
+            reference::max_pool(input.view(), expected.view(), a, &wv);
+            EXPECT_TRUE(test::tensors_match(got, expected));
+            EXPECT_TRUE(test::tensors_match(idx, want_idx, {}, "indices"));
+            EXPECT_TRUE(nothing_written_outside_the_view(idx));
+        }
+    }
+}
+
 // A window of NaNs only, and NaNs after a larger value: the first NaN's index wins.
 TEST_P(RandomPooling, MaxPoolNaNIndices) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
