@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "poolconv/kernel_override.h"
 #include "poolconv/runtime.h"
 #include "runtime/dispatch.h"
 #include "runtime/halide_buffer.h"
@@ -250,19 +251,20 @@ void index_coefficients(const TensorView &input, const MaxPoolAttributes &a, int
     }
 }
 
-// Planes [c, c + count) of batch n of `t` (N, C, spatial...): a view of `t`'s memory.
-TensorView planes_of(const TensorView &t, int64_t n, int64_t c, int64_t count) {
+// Planes [c, c + channels) of batch items [n, n + items) of `t` (N, C, spatial...): a view of
+// `t`'s memory.
+TensorView planes_of(const TensorView &t, int64_t n, int64_t items, int64_t c, int64_t channels) {
     TensorView v = t;
     v.strides = t.effective_strides();
-    v.shape[0] = 1;
-    v.shape[1] = count;
+    v.shape[0] = items;
+    v.shape[1] = channels;
     v.data = static_cast<char *>(t.data) + (n * v.strides[0] + c * v.strides[1]) * static_cast<int64_t>(dtype_size(t.dtype));
     return v;
 }
 
-// i32 argmax indices through the i64 kernel (max_pool): at most this many indices a call (256 KiB
-// of i64, which stay in L2 until narrowed; 8192 and 131072 measured the same on Zen 3), or one
-// plane's.
+// i32 argmax indices through the i64 kernel (max_pool): this many indices a call (256 KiB of i64,
+// which stay in L2 until narrowed; 8192 and 131072 measured the same on Zen 3 at 1 thread), but
+// kMaxPlanesPerTask planes per worker thread at least, so that each thread gets a task.
 constexpr int64_t kNarrowedIndicesPerCall = 32768;
 
 // Copies dense i64 indices (row-major, `indices`' shape), each plus `offset`, into `indices`, an
@@ -387,19 +389,26 @@ void max_pool(const TensorView &input, const TensorView &output, const MaxPoolAt
         }
         // The i64 kernel a few planes a call, so that their indices are still in cache when they
         // are narrowed. The kernel counts planes from the call's first: each index gets its
-        // plane's offset back.
+        // plane's offset back. One call where a tuned kernel runs (ScopedKernelOverride): it is
+        // built for the whole call's extents, and poolconv-tune records one call per layer.
         const int64_t batch = input.shape[0], channels = input.shape[1];
         const int64_t plane = indices->element_count() / (batch * channels);
-        const int64_t per_call = std::clamp<int64_t>(kNarrowedIndicesPerCall / plane, 1, channels);
-        std::vector<int64_t> wide(static_cast<std::size_t>(per_call * plane));
+        const bool whole = ScopedKernelOverride::current() != nullptr;
+        const int64_t items = whole ? batch : 1;  // batch items a call
+        const int64_t per_call =
+            whole ? channels
+                  : std::clamp<int64_t>(std::max<int64_t>(kNarrowedIndicesPerCall / plane,
+                                                          int64_t{kMaxPlanesPerTask} * num_threads()),
+                                        1, channels);
+        std::vector<int64_t> wide(static_cast<std::size_t>(items * per_call * plane));
         std::vector<int64_t> wide_shape = indices->shape;
-        wide_shape[0] = 1;
-        for (int64_t n = 0; n < batch; n++) {
+        wide_shape[0] = items;
+        for (int64_t n = 0; n < batch; n += items) {
             for (int64_t c = 0; c < channels; c += per_call) {
                 wide_shape[1] = std::min(per_call, channels - c);
-                run(planes_of(input, n, c, wide_shape[1]), planes_of(output, n, c, wide_shape[1]),
+                run(planes_of(input, n, items, c, wide_shape[1]), planes_of(output, n, items, c, wide_shape[1]),
                     TensorView::dense(DType::i64, wide_shape, wide.data()));
-                narrow_indices(wide.data(), n * coef[4] + c * coef[3], planes_of(*indices, n, c, wide_shape[1]));
+                narrow_indices(wide.data(), n * coef[4] + c * coef[3], planes_of(*indices, n, items, c, wide_shape[1]));
             }
         }
     } else {

@@ -16,6 +16,11 @@ constexpr int kMaxPoolOvercompute = 63;
 // row (into nothing kept), reading the input rows their windows would.
 constexpr int kPooledRowsPerStep = 2;
 
+// The padded kernels' parallel tasks hold at most this many planes (padded_planes_per_task,
+// schedules/pooling_schedule.cpp); where the runtime calls the argmax kernel a few planes at a
+// time (runtime/pooling.cpp), it gives each call at least this many planes per worker thread.
+constexpr int kMaxPlanesPerTask = 8;
+
 // The rows-first kernels (MaxPool's and AvgPool's generate_rows_first,
 // generators/pooling_generator.cpp) reduce the window rows of this many output rows per step, into
 // a scratch band of as many rows.

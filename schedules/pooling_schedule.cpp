@@ -62,7 +62,8 @@ namespace poolconv::schedules {
 using namespace Halide;
 
 namespace {
-// What a task of the padded kernels may pass through L1, and planes per task at most. 32 KiB,
+// What a task of the padded kernels may pass through L1 (and kMaxPlanesPerTask, pool_limits.h,
+// planes per task at most). 32 KiB,
 // within the L1 of every x86 host measured (Zen 4 32 KiB, Zen 5 and Sapphire Rapids 48 KiB).
 // A task reads its planes' input and writes and reads their padded copies (about as large), so
 // both count: on an Intel Xeon (Emerald Rapids, 48 KiB L1; medians of 9 interleaved turns) P3's
@@ -73,7 +74,6 @@ namespace {
 // 0.79-0.89x the time at 2 threads two to a task on Zen 4 (the Xeon: one a task 0.91x at 1
 // thread, level at 2).
 constexpr int kPoolTaskBytes = 32 * 1024;
-constexpr int kMaxPlanesPerTask = 8;
 
 // Output vectors the flat-plane kernels pool per chunk of a plane (their window rows computed
 // together): 256 positions at AVX-512's 16 lanes, 128 at AVX2's 8; each chunk's rows reach one

@@ -569,49 +569,6 @@ TEST_P(RandomPooling, MaxPoolIndicesFirstRowOrPlaneOfPadding) {
     }
 }
 
-// i32 indices of the types whose CPU paths have no i32 argmax kernel (generators/variants.cmake):
-// the runtime runs the i64 kernel a few planes a call and narrows each call's indices, adding the
-// offset of the call's first plane (runtime/pooling.cpp). Planes too large to share a call (one a
-// call), and planes several to a call with a shorter last call, over two batches, 2-D and 3-D,
-// into dense and padded index views: values and indices match the reference, and nothing outside
-// the padded views is written.
-TEST_P(RandomPooling, NarrowedIndices) {
-    Rng rng(2108);
-    struct Case {
-        Shape input_shape, index_extra;  // index_extra: padding of the indices' view per axis
-    };
-    const Case cases[] = {
-        {{2, 3, 190, 181}, {}},                 // planes of 34390 outputs: one a call
-        {{2, 20, 64, 64}, {0, 1, 2, 3}},        // planes of 4096: 8, 8 and 4 a call
-        {{2, 13, 9, 21, 17}, {1, 0, 1, 0, 2}},  // 3-D planes of 3213: 10 and 3 a call
-    };
-    for (DType dtype : kMaxPoolTypes) {
-        if (dtype == DType::f32) continue;  // its own i32 kernels
-        for (const Case &c : cases) {
-            const std::size_t spatial = c.input_shape.size() - 2;
-            MaxPoolAttributes a;
-            a.kernel = Shape(spatial, 3);
-            a.pads_begin = a.pads_end = Shape(spatial, 1);
-            a.axis = uniform(rng, 0, 2);  // positions in the tensor, its batch item, or the plane
-            SCOPED_TRACE(std::string(dtype_name(dtype)) + ", input " + shape_to_string(c.input_shape) + ", axis " +
-                         std::to_string(a.axis));
-            Tensor input = Tensor::dense(dtype, c.input_shape);
-            test::fill_random(input, rng, test::FillOptions{});
-            const Shape output_shape = infer_pool_shape(c.input_shape, a).output_shape;
-            Tensor got = Tensor::dense(dtype, output_shape), expected = Tensor::dense(dtype, output_shape);
-            Tensor idx = Tensor::padded(DType::i32, output_shape, c.index_extra);
-            idx.fill_bytes(kUnwritten);
-            Tensor want_idx = Tensor::dense(DType::i32, output_shape);
-            TensorView iv = idx.view(), wv = want_idx.view();
-            ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
-            reference::max_pool(input.view(), expected.view(), a, &wv);
-            EXPECT_TRUE(test::tensors_match(got, expected));
-            EXPECT_TRUE(test::tensors_match(idx, want_idx, {}, "indices"));
-            EXPECT_TRUE(nothing_written_outside_the_view(idx));
-        }
-    }
-}
-
 // A window of NaNs only, and NaNs after a larger value: the first NaN's index wins.
 TEST_P(RandomPooling, MaxPoolNaNIndices) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -740,6 +697,95 @@ std::string kernel_picked(void (*stand_in)(), const Call &call) {
 std::string max_pool_kernel_picked(const Tensor &input, Tensor &output, const MaxPoolAttributes &a) {
     return kernel_picked(reinterpret_cast<void (*)()>(&picked_max_pool_kernel),
                          [&] { max_pool(input.view(), output.view(), a); });
+}
+
+// Stands in for a max_pool kernel with indices: counts its calls, computes nothing.
+int g_indices_kernel_calls = 0;
+int counted_max_pool_indices_kernel(halide_buffer_t *, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                                    int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                                    int32_t, halide_buffer_t *, halide_buffer_t *) {
+    g_indices_kernel_calls++;
+    return 0;
+}
+
+bool gpu_path() { return active_isa() == Isa::cuda || active_isa() == Isa::opencl; }
+
+// i32 indices of the types whose CPU paths have no i32 argmax kernel (generators/variants.cmake):
+// the runtime runs the i64 kernel a few planes a call (32768 indices, but 8 planes per thread at
+// least) and narrows each call's indices, adding the offset of the call's first plane
+// (runtime/pooling.cpp). Per input: large planes (one call per batch item), 4096-output planes
+// (1 thread: 8, 8 and 4 a call; 2 threads: 16 and 4), 3-D 3213 (10 and 3; all 13), two batch items
+// each, into dense and padded index views, every `axis` (0 and 1 count planes in the index, 2 does
+// not); values and indices match the reference, nothing outside the padded views is written, and
+// on the CPU paths the i64 kernel runs.
+TEST_P(RandomPooling, NarrowedIndices) {
+    Rng rng(2108);
+    struct Case {
+        Shape input_shape, index_extra;  // index_extra: padding of the indices' view per axis
+    };
+    const Case cases[] = {
+        {{2, 3, 190, 181}, {}},
+        {{2, 20, 64, 64}, {0, 1, 2, 3}},
+        {{2, 13, 9, 21, 17}, {1, 0, 1, 0, 2}},
+    };
+    int type_turn = 0;
+    for (DType dtype : kMaxPoolTypes) {
+        if (dtype == DType::f32) continue;  // its own i32 kernels
+        for (std::size_t i = 0; i < std::size(cases); i++) {
+            const Case &c = cases[i];
+            // Each input with every axis across the types, and at 2 threads with axis 1.
+            const int axis = (type_turn + static_cast<int>(i)) % 3, threads = axis == 1 ? 2 : 1;
+            set_num_threads(threads);
+            const std::size_t spatial = c.input_shape.size() - 2;
+            MaxPoolAttributes a;
+            a.kernel = Shape(spatial, 3);
+            a.pads_begin = a.pads_end = Shape(spatial, 1);
+            a.axis = axis;
+            SCOPED_TRACE(std::string(dtype_name(dtype)) + ", input " + shape_to_string(c.input_shape) + ", axis " +
+                         std::to_string(axis) + ", " + std::to_string(threads) + " thread(s)");
+            Tensor input = Tensor::dense(dtype, c.input_shape);
+            test::fill_random(input, rng, test::FillOptions{});
+            const Shape output_shape = infer_pool_shape(c.input_shape, a).output_shape;
+            Tensor got = Tensor::dense(dtype, output_shape), expected = Tensor::dense(dtype, output_shape);
+            Tensor idx = Tensor::padded(DType::i32, output_shape, c.index_extra);
+            idx.fill_bytes(kUnwritten);
+            Tensor want_idx = Tensor::dense(DType::i32, output_shape);
+            TensorView iv = idx.view(), wv = want_idx.view();
+            if (!gpu_path()) {
+                const std::string picked = kernel_picked(reinterpret_cast<void (*)()>(&counted_max_pool_indices_kernel),
+                                                         [&] { max_pool(input.view(), got.view(), a, &iv); });
+                EXPECT_EQ(picked, std::string("max_pool_") + dtype_name(dtype) + "_indices_i64");
+                idx.fill_bytes(kUnwritten);
+            }
+            ASSERT_NO_THROW(max_pool(input.view(), got.view(), a, &iv));
+            reference::max_pool(input.view(), expected.view(), a, &wv);
+            EXPECT_TRUE(test::tensors_match(got, expected));
+            EXPECT_TRUE(test::tensors_match(idx, want_idx, {}, "indices"));
+            EXPECT_TRUE(nothing_written_outside_the_view(idx));
+        }
+        type_turn++;
+    }
+    set_num_threads(0);
+}
+
+// A tuned kernel (ScopedKernelOverride) is built for a layer's whole extents, and poolconv-tune
+// records one call per layer: where one runs, i32 indices narrowed from the i64 kernel come from one
+// call over the whole tensor, not a few planes a call (a stand-in kernel counts the calls).
+TEST_P(RandomPooling, NarrowedIndicesOneCallForATunedKernel) {
+    if (gpu_path()) GTEST_SKIP() << "tuned kernels are CPU kernels";
+    set_num_threads(1);
+    Tensor input = Tensor::dense(DType::f16, {2, 20, 64, 64});  // 8, 8 and 4 planes a call untuned
+    MaxPoolAttributes a;
+    a.kernel = Shape{3, 3};
+    a.pads_begin = a.pads_end = Shape{1, 1};
+    Tensor got = Tensor::dense(DType::f16, {2, 20, 64, 64}), idx = Tensor::dense(DType::i32, {2, 20, 64, 64});
+    TensorView iv = idx.view();
+    g_indices_kernel_calls = 0;
+    const std::string picked = kernel_picked(reinterpret_cast<void (*)()>(&counted_max_pool_indices_kernel),
+                                             [&] { max_pool(input.view(), got.view(), a, &iv); });
+    EXPECT_EQ(picked, "max_pool_f16_indices_i64");
+    EXPECT_EQ(g_indices_kernel_calls, 1);  // untuned: 6 calls
+    set_num_threads(0);
 }
 
 // Those kernels compute no window past the end of a row (its reads would leave the input): the
