@@ -70,7 +70,8 @@ set(POOLCONV_GPU_ONLY_PLANS wide_window)
 # Kernels built on CPUs for f32 only: argmax with i32 indices. A CPU call of another type runs the
 # i64 kernel and narrows its indices (runtime/pooling.cpp; every index fits, since tensors hold
 # fewer than 2^31 elements), which spares the build 15 x86 kernels and 5 NEON ones of the slowest
-# kind to compile. GPUs keep every type's: a call on device tensors has no CPU pass.
+# kind to compile. GPUs keep theirs (f32, i8 and u8; f16 on CUDA): a call on device tensors has no
+# CPU pass.
 set(POOLCONV_CPU_F32_ONLY_KERNELS "max_pool_{type}_indices_i32")
 
 # Algorithm variants built for the AVX2 and AVX-512 paths only: the rows-first and flat-plane

@@ -12,7 +12,10 @@
 namespace poolconv {
 
 // Every error poolconv reports, as a one-line message that names the bad argument, e.g.
-// "max_pool: kernel[1] must be >= 1, got 0". Nothing is written to an output when one is thrown.
+// "max_pool: kernel[1] must be >= 1, got 0". Nothing is written to an output when one is thrown
+// for a bad argument: every check runs before any kernel. A kernel that fails while it runs (out of
+// memory) may leave an output partly written, as may the narrowed argmax calls (runtime/pooling.cpp)
+// when a later one of their kernel calls fails.
 class Error : public std::invalid_argument {
 public:
     using std::invalid_argument::invalid_argument;
