@@ -263,7 +263,7 @@ TEST_P(RandomConvolution, Depthwise1d) { random_convolutions(3009, 300, Kernels:
 // KernelChoice's table with cpu_halves_512_bit_fmas answering `halved`.
 void kernel_choice(Isa isa, bool halved) {
     const HalvedFmas forced(halved);
-    const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
+    const bool gpu = test::is_gpu(isa);
     const std::string general = halved && isa == Isa::avx512 ? "conv_f32_one_vector" : "conv_f32";
     const std::string row_pairs = gpu ? general : "conv_f32_row_pairs";
     const std::string pointwise = gpu ? general : "conv_f32_pointwise", depthwise = "conv_f32_depthwise";
@@ -490,7 +490,7 @@ TEST_P(RandomConvolution, ActivationKeepsNaN) {
         int64_t channels, group, stride;  // as many output channels as input ones
         const char *cpu_kernel;           // what the CPU paths' kernel name ends with ("" for any)
     };
-    const bool gpu = GetParam() == Isa::cuda || GetParam() == Isa::opencl;
+    const bool gpu = test::is_gpu(GetParam());
     for (const Layer &layer : {Layer{"1x1", 2, 1, 1, "_pointwise"}, Layer{"1x1 stride 2", 2, 1, 2, ""},
                                Layer{"depthwise 1x1", 4, 4, 1, "_depthwise"}}) {
         const bool depthwise = layer.group > 1;

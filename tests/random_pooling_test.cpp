@@ -708,8 +708,6 @@ int counted_max_pool_indices_kernel(halide_buffer_t *, int32_t, int32_t, int32_t
     return 0;
 }
 
-bool gpu_path() { return active_isa() == Isa::cuda || active_isa() == Isa::opencl; }
-
 // i32 indices of the types whose CPU paths have no i32 argmax kernel (generators/variants.cmake):
 // the runtime runs the i64 kernel a few planes a call (32768 indices, but 8 planes per thread at
 // least) and narrows each call's indices, adding the offset of the call's first plane
@@ -751,7 +749,7 @@ TEST_P(RandomPooling, NarrowedIndices) {
             idx.fill_bytes(kUnwritten);
             Tensor want_idx = Tensor::dense(DType::i32, output_shape);
             TensorView iv = idx.view(), wv = want_idx.view();
-            if (!gpu_path()) {
+            if (!test::is_gpu(active_isa())) {
                 const std::string picked = kernel_picked(reinterpret_cast<void (*)()>(&counted_max_pool_indices_kernel),
                                                          [&] { max_pool(input.view(), got.view(), a, &iv); });
                 EXPECT_EQ(picked, std::string("max_pool_") + dtype_name(dtype) + "_indices_i64");
@@ -772,7 +770,7 @@ TEST_P(RandomPooling, NarrowedIndices) {
 // records one call per layer: where one runs, i32 indices narrowed from the i64 kernel come from one
 // call over the whole tensor, not a few planes a call (a stand-in kernel counts the calls).
 TEST_P(RandomPooling, NarrowedIndicesOneCallForATunedKernel) {
-    if (gpu_path()) GTEST_SKIP() << "tuned kernels are CPU kernels";
+    if (test::is_gpu(active_isa())) GTEST_SKIP() << "tuned kernels are CPU kernels";
     set_num_threads(1);
     Tensor input = Tensor::dense(DType::f16, {2, 20, 64, 64});  // 8, 8 and 4 planes a call untuned
     MaxPoolAttributes a;
@@ -977,7 +975,7 @@ int64_t f32_lanes(Isa isa) { return isa == Isa::avx512 ? 16 : isa == Isa::avx2 ?
 // rows-first one where that pays (rows_first_expected).
 TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     const Isa isa = active_isa();
-    const bool gpu = isa == Isa::cuda || isa == Isa::opencl;
+    const bool gpu = test::is_gpu(isa);
     const int64_t lanes = f32_lanes(isa);
     struct Case {
         const char *what;
@@ -1404,7 +1402,7 @@ Tensor narrow_rows_input(DType dtype, Rng &rng) {
 
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
     const Isa isa = active_isa();
-    if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
+    if (test::is_gpu(isa)) GTEST_SKIP() << "a CPU rule";
     Rng rng(6106);
     Tensor input = narrow_rows_input(DType::f32, rng);
     const Shape in_shape = input.shape(), out_shape = {1, 1, 4096, 2};
@@ -1449,7 +1447,7 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpadded) {
 // kernels and AvgPool's three-stage ones.
 TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpaddedInBf16AndF64) {
     const Isa isa = active_isa();
-    if (isa == Isa::cuda || isa == Isa::opencl) GTEST_SKIP() << "a CPU rule";
+    if (test::is_gpu(isa)) GTEST_SKIP() << "a CPU rule";
     Rng rng(6107);
     for (const DType dtype : {DType::bf16, DType::f64}) {
         const Tensor input = narrow_rows_input(dtype, rng);
@@ -1511,7 +1509,7 @@ TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
                                                               : 0x7e00;  // f16
             // Every CPU path builds every type's kernels; the GPU backends only those they compute
             // in (generators/variants.cmake), f32 always.
-            const bool gpu = active_isa() == Isa::cuda || active_isa() == Isa::opencl;
+            const bool gpu = test::is_gpu(active_isa());
             if (dtype == DType::f32 || !gpu) {
                 Tensor input = Tensor::dense(dtype, {1, 1, 2 * layout.rows, 42});
                 Tensor output = Tensor::dense(dtype, {1, 1, 2, 21});

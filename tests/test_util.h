@@ -338,6 +338,14 @@ inline bool force_isa(Isa isa) {
     return active_isa() == isa;
 }
 
+// Whether `isa` is a GPU path (CUDA, OpenCL), as kIsaTable says.
+inline bool is_gpu(Isa isa) {
+    for (const IsaInfo &info : kIsaTable) {
+        if (info.isa == isa) return info.kind == IsaKind::gpu;
+    }
+    return false;
+}
+
 // The paths every kernel test covers: all this build has (CPU paths of this architecture, GPU
 // backends built); a path the machine lacks is skipped.
 inline std::vector<Isa> all_isas() { return built_isas(); }
