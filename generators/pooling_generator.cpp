@@ -10,6 +10,8 @@
 #include "Halide.h"
 
 #include "generators/pool_window.h"
+#include "schedules/pool_limits.h"
+#include "schedules/prefetch_ahead.h"
 
 namespace poolconv::generators {
 
@@ -357,6 +359,12 @@ public:
     }
 
     void schedule() {
+        // The kernels that read their input in place stream it: prefetched ahead on x86
+        // (kInPlacePrefetchBytes, schedules/pool_limits.h).
+        if (schedule_by == schedules::ScheduleAuthor::poolconv && !using_autoscheduler() &&
+            get_target().arch == Target::X86 && !get_target().has_gpu_feature() && (!padded || rows_first) && !global) {
+            schedules::prefetch_ahead(get_pipeline(), "input", kInPlacePrefetchBytes);
+        }
         apply_checked_in_schedule(with_indices ? "max_pool_with_indices"
                                   : global     ? "max_pool_global"
                                   : rows_first ? "max_pool_rows_first"
