@@ -37,7 +37,8 @@ private:
     void visit(const Load *op) override {
         IRVisitor::visit(op);
         const Ramp *ramp = op->index.as<Ramp>();
-        if (op->name == buffer_ && ramp && is_const_one(ramp->stride) && op->type.bytes() * ramp->lanes >= 16) {
+        if (op->name == buffer_ && ramp && ramp->base.type().is_scalar() && is_const_one(ramp->stride) &&
+            op->type.bytes() * ramp->lanes >= 16) {
             found_.push_back(op);
         }
     }
@@ -60,6 +61,16 @@ private:
         prefetched_ = std::move(outer);
         return s;
     }
+    // Each branch starts from what was prefetched before the `if` (only one of them runs).
+    Stmt visit(const IfThenElse *op) override {
+        const auto before = prefetched_;
+        Stmt then_case = mutate(op->then_case);
+        prefetched_ = before;
+        Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+        prefetched_ = before;
+        if (then_case.same_as(op->then_case) && else_case.same_as(op->else_case)) return op;
+        return IfThenElse::make(op->condition, then_case, else_case);
+    }
     Stmt visit(const LetStmt *op) override {
         std::vector<Stmt> before = prefetches(op->value);  // in program order: before the body
         Stmt s = IRMutator::visit(op);
@@ -71,25 +82,28 @@ private:
         return with(before, IRMutator::visit(op));
     }
 
-    // One prefetch for each load not within a line of one already prefetched in this loop body.
+    // A prefetch for each line a load spans (from its start, a line apart), but for those within
+    // a line of one already prefetched in this loop body.
     std::vector<Stmt> prefetches(const Expr &e) {
         std::vector<const Load *> loads;
         DenseLoads finder(buffer_, loads);
         e.accept(&finder);
         std::vector<Stmt> out;
         for (const Load *load : loads) {
-            const Expr base = load->index.as<Ramp>()->base;
-            const int bytes = load->type.bytes();
-            auto [varying, offset] = split_constant(base);
+            const Ramp *ramp = load->index.as<Ramp>();
+            const int bytes = load->type.bytes(), line = kLineBytes / bytes;
+            auto [varying, offset] = split_constant(ramp->base);
             std::vector<int64_t> &offsets = prefetched_[varying];
-            bool covered = false;
-            for (int64_t o : offsets) covered = covered || std::abs(o - offset) * bytes < kLineBytes;
-            if (covered) continue;
-            offsets.push_back(offset);
-            const Expr address = Variable::make(Handle(), buffer_);
-            const Expr ahead = base + ahead_bytes_ / bytes;
-            const Expr call = Call::make(load->type.element_of(), Call::prefetch, {address, ahead, 1, 1}, Call::Intrinsic);
-            out.push_back(Evaluate::make(call));
+            for (int64_t at = offset; at < offset + ramp->lanes; at += line) {
+                bool covered = false;
+                for (int64_t o : offsets) covered = covered || std::abs(o - at) < line;
+                if (covered) continue;
+                offsets.push_back(at);
+                const Expr address = Variable::make(Handle(), buffer_);
+                const Expr ahead = ramp->base + static_cast<int>(at - offset) + ahead_bytes_ / bytes;
+                const Expr call = Call::make(load->type.element_of(), Call::prefetch, {address, ahead, 1, 1}, Call::Intrinsic);
+                out.push_back(Evaluate::make(call));
+            }
         }
         return out;
     }

@@ -1,6 +1,7 @@
 // Software prefetch of an input that a kernel streams through in place: every dense vector load of
-// the buffer is preceded by a prefetch of the same address a fixed distance further on, one per
-// 64-byte span of the loads that a loop iteration makes.
+// the buffer is preceded by prefetches of the lines it spans a fixed distance further on, one per
+// 64-byte line of the loads that a loop iteration makes (loads whose starts differ by a constant
+// share them; loads under different variable names do not, which costs a spare prefetch at most).
 //
 // Why a lowering pass: Halide's own `prefetch` directive steps its 64-byte prefetches 64 elements
 // apart (Prefetch.cpp adds bytes to an element offset), so an f32 stream gets every fourth cache
