@@ -359,11 +359,12 @@ public:
     }
 
     void schedule() {
-        // The kernels that read their input in place stream it: prefetched ahead on x86
-        // (kInPlacePrefetchBytes, schedules/pool_limits.h).
-        if (schedule_by == schedules::ScheduleAuthor::poolconv && !using_autoscheduler() &&
-            get_target().arch == Target::X86 && !get_target().has_gpu_feature() && (!padded || rows_first) && !global) {
-            schedules::prefetch_ahead(get_pipeline(), "input", kInPlacePrefetchBytes);
+        // The kernels that read their input in place stream it: prefetched ahead where the
+        // target's table says (TargetParams::in_place_prefetch_bytes).
+        const int prefetch_bytes = target_params().in_place_prefetch_bytes;
+        if (schedule_by == schedules::ScheduleAuthor::poolconv && !using_autoscheduler() && prefetch_bytes > 0 &&
+            (!padded || rows_first) && !global) {
+            schedules::prefetch_ahead(get_pipeline(), "input", prefetch_bytes);
         }
         apply_checked_in_schedule(with_indices ? "max_pool_with_indices"
                                   : global     ? "max_pool_global"

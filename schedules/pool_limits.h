@@ -26,15 +26,6 @@ constexpr int kMaxPlanesPerTask = 8;
 // a scratch band of as many rows.
 constexpr int kRowsFirstBandRows = 8;
 
-// MaxPool's kernels that read their input in place (unpadded and rows-first) prefetch it this many
-// bytes ahead of each load, on x86 (schedules/prefetch_ahead.h). Their loads waited on memory: perf
-// on P2 (2x2/2 over 12.8 MB) put 78% of the samples on one input load. Interleaved A/B on Zen 3,
-// AVX2, 5 rounds, time with / without at 1 and 2 threads: P2 0.30 / 0.47, P9 0.61 / 0.54, P10
-// 0.58 / 0.73, P5 0.62 / 0.72, P1 0.82 / 1.26 (one noisy round), P6 0.99 / 1.05
-// (docs/PERFORMANCE_HISTORY.md, "2026-12-01, a9e33d4.."). A C model of P2 put 2-8 KB ahead
-// alike and 1 KB short. AVX-512 hosts and NEON not measured (NEON gets none).
-constexpr int kInPlacePrefetchBytes = 4096;
-
 // The flat-plane kernels (MaxPool's and AvgPool's generate_flat_plane) specialize these k x k
 // windows with pads of k / 2 (straight-line taps: in the kernels' general path a window's taps are
 // loops, where 7x7 took 1.9-2.4x the time, 9x9 1.2-1.3x, 13x13 1.1-1.4x); flat_plane_kernel_pays

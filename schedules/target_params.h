@@ -41,6 +41,10 @@ struct TargetParams {
     // (generators/convolution_generator.cpp). False where that test cost more than the taps it
     // saves.
     bool conv_skips_padding_rows = false;
+    // MaxPool's kernels that read their input in place (unpadded and rows first) prefetch it this
+    // many bytes ahead of each dense load (schedules/prefetch_ahead.h); 0: no prefetch. Their loads
+    // wait on memory where the hardware prefetchers fall behind a stream of strided windows.
+    int in_place_prefetch_bytes = 0;
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
     // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
     bool gpu = false;
