@@ -100,7 +100,8 @@ private:
                 if (covered) continue;
                 offsets.push_back(at);
                 const Expr address = Variable::make(Handle(), buffer_);
-                const Expr ahead = ramp->base + static_cast<int>(at - offset) + ahead_bytes_ / bytes;
+                // One constant added to the base: the line's offset within the load, and the distance.
+                const Expr ahead = ramp->base + static_cast<int>(at - offset + ahead_bytes_ / bytes);
                 const Expr call = Call::make(load->type.element_of(), Call::prefetch, {address, ahead, 1, 1}, Call::Intrinsic);
                 out.push_back(Evaluate::make(call));
             }
