@@ -48,10 +48,11 @@ TargetParams x86_avx512_params() {
                    // plan (C1, C4, C7, C9), and the general plan gained nothing (C6 0.99 /
                    // 1.04, C2 1.04 / 1.07): off there.
                    /*conv_skips_padding_rows=*/true};
-    // As on AVX2 (x86_avx2.cpp has the Zen 3 figures). On Zen 4 a wash: interleaved A/B, 9
-    // rounds, time with / without at 1 and 2 threads: P2 0.88 / 0.82, P9 1.01 / 0.96, P1 1.04 /
-    // 1.00, P6 0.96 / 1.19, P10 1.10 / 1.11 (a first run of 5 rounds: 0.96 / 0.77), P5 1.20 / 1.17
-    // (docs/PERFORMANCE_HISTORY.md, "2026-12-02"); Intel hosts not measured.
+    // As on AVX2 (x86_avx2.cpp has the Zen 3 figures). On Zen 4 a wash: three interleaved A/B
+    // runs, time with / without at 1 and 2 threads: P2 0.60-0.88 / 0.73-0.88, P5 1.09-1.34 /
+    // 0.96-1.17, P1, P6, P9 and P10 0.91-1.21 either way, as much as the control (AvgPool, no
+    // prefetch) moved; 8 KB level with 4 KB (docs/PERFORMANCE_HISTORY.md, "2026-12-02"). Intel
+    // hosts not measured.
     p.in_place_prefetch_bytes = 4096;
     return p;
 }
