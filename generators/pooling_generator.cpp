@@ -360,11 +360,12 @@ public:
 
     void schedule() {
         // The kernels that read their input in place stream it: prefetched ahead where the
-        // target's table says (TargetParams::in_place_prefetch_bytes).
-        const int prefetch_bytes = target_params().in_place_prefetch_bytes;
-        if (schedule_by == schedules::ScheduleAuthor::poolconv && !using_autoscheduler() && prefetch_bytes > 0 &&
-            (!padded || rows_first) && !global) {
-            schedules::prefetch_ahead(get_pipeline(), "input", prefetch_bytes);
+        // target's table says (TargetParams::in_place_prefetch_bytes). The table is read for our
+        // own schedules only: a target that an autoscheduler schedules may have none.
+        if (schedule_by == schedules::ScheduleAuthor::poolconv && !using_autoscheduler() && (!padded || rows_first) &&
+            !global) {
+            const int prefetch_bytes = target_params().in_place_prefetch_bytes;
+            if (prefetch_bytes > 0) schedules::prefetch_ahead(get_pipeline(), "input", prefetch_bytes);
         }
         apply_checked_in_schedule(with_indices ? "max_pool_with_indices"
                                   : global     ? "max_pool_global"

@@ -50,7 +50,7 @@ TargetParams x86_avx512_params() {
                    /*conv_skips_padding_rows=*/true};
     // As on AVX2 (x86_avx2.cpp has the Zen 3 figures). On Zen 4 a wash: three interleaved A/B
     // runs, time with / without at 1 and 2 threads: P2 0.60-0.88 / 0.73-0.88, P5 1.09-1.34 /
-    // 0.96-1.17, P1, P6, P9 and P10 0.91-1.21 either way, as much as the control (AvgPool, no
+    // 0.96-1.17, P1, P6, P9 and P10 0.77-1.21 either way, as much as the control (AvgPool, no
     // prefetch) moved; 8 KB level with 4 KB (docs/PERFORMANCE_HISTORY.md, "2026-12-02"). Intel
     // hosts not measured.
     p.in_place_prefetch_bytes = 4096;
