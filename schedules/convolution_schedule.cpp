@@ -77,9 +77,6 @@ ConvTile &conv_plan_tile(TargetParams &target, ConvPlan plan) {
 
 namespace {
 
-// Output rows this wide or wider are copied at stride 1 in whole vectors (schedule_input_copy).
-constexpr int kWholeVectorCopyColumns = 512;
-
 // The plan's accumulator tile, checked against the packed weights' contract.
 ConvTile plan_tile(const TargetParams &target, ConvPlan plan) {
     TargetParams copy = target;
@@ -259,14 +256,15 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // last vectors, which cross the padding, are gathers of clamped columns, and 16-lane ones
         // took 18% of C7's samples on an Intel Xeon (AVX-512; with 4 lanes C7 took 0.87x / 0.96x
         // the time at 1 / 2 threads, fastest of 9 interleaved turns; C6, C8 and the AVX2 kernels
-        // within noise). Rows of kWholeVectorCopyColumns outputs or more (1-D layers, very wide planes) are copied
-        // in whole vectors: their two gathers are a few vectors in a hundred, and C8 (4096 wide)
-        // took 0.93-0.96x the time at 1 and 2 threads on Zen 5 (AVX-512, three interleaved runs;
-        // AVX2 level; C7's 56-wide rows 1.12-1.14x with whole vectors, 8 lanes level, 512 a
-        // threshold between the two widths measured). Strides 2 and 4 keep whole vectors: C10
-        // (stride 4) took 1.06x the time with 4 lanes.
+        // within noise). Rows of kWholeVectorColumns outputs or more (1-D layers, very wide
+        // planes) are copied in whole vectors: their two gathers are a few vectors in a hundred,
+        // and C8 (4096 wide) took 0.93-0.96x the time at 1 and 2 threads on Zen 5 (AVX-512, three
+        // interleaved runs; AVX2 level; C7's 56-wide rows 1.12-1.14x with whole vectors, 8 lanes
+        // level; 512 is a threshold between the two widths measured). Strides 2 and 4 keep whole
+        // vectors: C10 (stride 4) took 1.06x the time with 4 lanes.
+        constexpr int kWholeVectorColumns = 512;
         if (lanes > 4) {
-            s.input_copy.specialize(s.stride_x == 1 && s.output_width >= kWholeVectorCopyColumns)
+            s.input_copy.specialize(s.stride_x == 1 && s.output_width >= kWholeVectorColumns)
                 .vectorize(copy_args[0], lanes);
         }
         s.input_copy.specialize(s.stride_x == 1).vectorize(copy_args[0], std::min(lanes, 4));
