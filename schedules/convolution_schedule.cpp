@@ -252,22 +252,18 @@ void schedule_input_copy(ConvolutionStages &s, const TargetParams &target, ConvP
         // (docs/PERFORMANCE_HISTORY.md, "2026-11-28") has both.
     } else if (s.copied_input.empty()) {
         // The copy reads x with the stride: dense for stride 1, two loads and a deinterleave for 2
-        // (general kernels: four for 4). At stride 1 in vectors of 4 lanes: a row's first and
-        // last vectors, which cross the padding, are gathers of clamped columns, and 16-lane ones
-        // took 18% of C7's samples on an Intel Xeon (AVX-512; with 4 lanes C7 took 0.87x / 0.96x
-        // the time at 1 / 2 threads, fastest of 9 interleaved turns; C6, C8 and the AVX2 kernels
-        // within noise). Rows of kWholeVectorColumns outputs or more (1-D layers, very wide
-        // planes) are copied in whole vectors: their two gathers are a few vectors in a hundred,
-        // and C8 (4096 wide) took 0.93-0.96x the time at 1 and 2 threads on Zen 5 (AVX-512, three
-        // interleaved runs; AVX2 level; C7's 56-wide rows 1.12-1.14x with whole vectors, 8 lanes
-        // level; 512 is a threshold between the two widths measured). Strides 2 and 4 keep whole
-        // vectors: C10 (stride 4) took 1.06x the time with 4 lanes.
-        constexpr int kWholeVectorColumns = 512;
-        if (lanes > 4) {
-            s.input_copy.specialize(s.stride_x == 1 && s.output_width >= kWholeVectorColumns)
+        // (general kernels: four for 4). At stride 1 a row's first and last vectors cross the
+        // padding and are gathers of clamped columns: the target's table says how many lanes the
+        // copy of narrow rows takes so that those stay short, and from which row width whole
+        // vectors pay (TargetParams::narrow_row_copy_lanes, whole_vector_copy_columns). Strides 2
+        // and 4 keep whole vectors: C10 (stride 4) took 1.06x the time with 4 lanes.
+        const int narrow_lanes =
+            target.narrow_row_copy_lanes > 0 ? std::min(lanes, target.narrow_row_copy_lanes) : lanes;
+        if (narrow_lanes < lanes) {
+            s.input_copy.specialize(s.stride_x == 1 && s.output_width >= target.whole_vector_copy_columns)
                 .vectorize(copy_args[0], lanes);
         }
-        s.input_copy.specialize(s.stride_x == 1).vectorize(copy_args[0], std::min(lanes, 4));
+        s.input_copy.specialize(s.stride_x == 1).vectorize(copy_args[0], narrow_lanes);
         s.input_copy.specialize(s.stride_x == 2).vectorize(copy_args[0], lanes);
         if (is_general_plan(plan)) s.input_copy.specialize(s.stride_x == 4).vectorize(copy_args[0], lanes);
         s.input_copy.vectorize(copy_args[0], lanes);

@@ -45,6 +45,13 @@ struct TargetParams {
     // many bytes ahead of each dense load (schedules/prefetch_ahead.h); 0: no prefetch. Their loads
     // wait on memory where the hardware prefetchers fall behind a stream of strided windows.
     int in_place_prefetch_bytes = 0;
+    // Convolution input copies at stride 1 (general, one-vector and row-pair kernels): on output
+    // rows narrower than whole_vector_copy_columns, vectors of at most narrow_row_copy_lanes lanes,
+    // so that each row's first and last vectors, which cross the padding and are gathers of
+    // clamped columns, stay short; wider rows in whole vectors, where those two gathers are a few
+    // vectors in a hundred. 0 lanes: whole vectors on every row.
+    int narrow_row_copy_lanes = 0;
+    int whole_vector_copy_columns = 0;
     // GPU targets (CUDA, OpenCL): the plans map output tiles onto thread blocks instead of SIMD
     // registers (schedules/*_gpu.cpp); ConvTile::channels is then the output channels per thread.
     bool gpu = false;

@@ -38,6 +38,10 @@ TargetParams x86_avx2_params() {
     // P1 0.82 / 1.26 (one noisy round), P6 0.99 / 1.05 (docs/PERFORMANCE_HISTORY.md, "2026-12-01,
     // a9e33d4.."). A C model of P2 put 2-8 KB ahead alike and 1 KB short.
     p.in_place_prefetch_bytes = 4096;
+    // As on AVX-512 (x86_avx512.cpp has the figures); on this path within noise either way (the
+    // Xeon with 4 lanes; Zen 5 with whole vectors from 512 columns: C8 1.00 / 0.97, C6 1.00 / 1.03).
+    p.narrow_row_copy_lanes = 4;
+    p.whole_vector_copy_columns = 512;
     return p;
 }
 

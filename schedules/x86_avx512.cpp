@@ -54,6 +54,15 @@ TargetParams x86_avx512_params() {
     // prefetch) moved; 8 KB level with 4 KB (docs/PERFORMANCE_HISTORY.md, "2026-12-02"). Intel
     // hosts not measured.
     p.in_place_prefetch_bytes = 4096;
+    // 4-lane copies of narrow rows: with 16-lane ones the gathers at the rows' ends took 18% of
+    // C7's samples on an Intel Xeon, and 4 lanes C7 0.87x / 0.96x the time at 1 / 2 threads
+    // (fastest of 9 interleaved turns; C6 and C8 within noise). Whole vectors from 512 columns:
+    // C8 (4096 wide) took 0.93-0.96x the time at 1 and 2 threads on Zen 5 (three interleaved
+    // runs), where C7's 56-wide rows took 1.12-1.14x (8 lanes level); 512 lies between the two
+    // widths measured (docs/PERFORMANCE_HISTORY.md, "2026-11-28, 30a44af..bfe8bee" and
+    // "2026-12-02, 047bbe5..f939c2b").
+    p.narrow_row_copy_lanes = 4;
+    p.whole_vector_copy_columns = 512;
     return p;
 }
 
