@@ -23,6 +23,7 @@
 #include "generators/margin_box.h"
 #include "generators/scheduled_generator.h"
 #include "schedules/pooling_schedule.h"
+#include "schedules/prefetch_ahead.h"
 #include "schedules/target_params.h"
 
 namespace poolconv::generators {
@@ -505,6 +506,16 @@ protected:
 
     schedules::TargetParams target_params() const {
         return schedules::target_params(this->get_target());
+    }
+
+    // The kernels that read their input in place (unpadded and rows first; not global pooling,
+    // whose windows are whole planes) stream it: prefetched ahead where the target's table says
+    // (TargetParams::in_place_prefetch_bytes). Called from schedule(). The table is read for our
+    // own schedules only: a target that an autoscheduler schedules may have none.
+    void prefetch_input_read_in_place(bool rows_first) {
+        if (this->scheduled_elsewhere() || global || (padded && !rows_first)) return;
+        const int prefetch_bytes = target_params().in_place_prefetch_bytes;
+        if (prefetch_bytes > 0) schedules::prefetch_ahead(this->get_pipeline(), "input", prefetch_bytes);
     }
 };
 

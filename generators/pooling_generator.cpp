@@ -11,7 +11,6 @@
 
 #include "generators/pool_window.h"
 #include "schedules/pool_limits.h"
-#include "schedules/prefetch_ahead.h"
 
 namespace poolconv::generators {
 
@@ -359,14 +358,7 @@ public:
     }
 
     void schedule() {
-        // The kernels that read their input in place stream it: prefetched ahead where the
-        // target's table says (TargetParams::in_place_prefetch_bytes). The table is read for our
-        // own schedules only: a target that an autoscheduler schedules may have none.
-        if (schedule_by == schedules::ScheduleAuthor::poolconv && !using_autoscheduler() && (!padded || rows_first) &&
-            !global) {
-            const int prefetch_bytes = target_params().in_place_prefetch_bytes;
-            if (prefetch_bytes > 0) schedules::prefetch_ahead(get_pipeline(), "input", prefetch_bytes);
-        }
+        prefetch_input_read_in_place(rows_first);
         apply_checked_in_schedule(with_indices ? "max_pool_with_indices"
                                   : global     ? "max_pool_global"
                                   : rows_first ? "max_pool_rows_first"
@@ -550,6 +542,7 @@ public:
     }
 
     void schedule() {
+        prefetch_input_read_in_place(rows_first);
         apply_checked_in_schedule(global       ? "avg_pool_global"
                                   : rows_first ? "avg_pool_rows_first"
                                   : flat_plane ? "avg_pool_flat_plane"

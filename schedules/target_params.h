@@ -41,9 +41,10 @@ struct TargetParams {
     // (generators/convolution_generator.cpp). False where that test cost more than the taps it
     // saves.
     bool conv_skips_padding_rows = false;
-    // MaxPool's kernels that read their input in place (unpadded and rows first) prefetch it this
-    // many bytes ahead of each dense load (schedules/prefetch_ahead.h); 0: no prefetch. Their loads
-    // wait on memory where the hardware prefetchers fall behind a stream of strided windows.
+    // The MaxPool and AvgPool kernels that read their input in place (unpadded and rows first)
+    // prefetch it this many bytes ahead of each dense load (schedules/prefetch_ahead.h); 0: no
+    // prefetch. Their loads wait on memory where the hardware prefetchers fall behind a stream of
+    // strided windows.
     int in_place_prefetch_bytes = 0;
     // Convolution input copies at stride 1 (general, one-vector and row-pair kernels): on output
     // rows narrower than whole_vector_copy_columns, vectors of at most narrow_row_copy_lanes lanes,

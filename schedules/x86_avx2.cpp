@@ -36,7 +36,14 @@ TargetParams x86_avx2_params() {
     // put 78% of the samples on one input load. Interleaved A/B on Zen 3, 5 rounds, time with /
     // without at 1 and 2 threads: P2 0.30 / 0.47, P9 0.61 / 0.54, P10 0.58 / 0.73, P5 0.62 / 0.72,
     // P1 0.82 / 1.26 (one noisy round), P6 0.99 / 1.05 (docs/PERFORMANCE_HISTORY.md, "2026-12-01,
-    // a9e33d4.."). A C model of P2 put 2-8 KB ahead alike and 1 KB short.
+    // a9e33d4.."). A C model of P2 put 2-8 KB ahead alike and 1 KB short. AvgPool's in-place
+    // kernels take it too. On Zen 5 running this path (7-9 interleaved rounds, time with / without
+    // at 1 and 2 threads) the unpadded ones gained (2x2/2 on 224x224 0.51 / 0.70, on 56x56 and
+    // 28x28 0.96-1.00) and the rows-first ones mostly lost (P11 1.05-1.07 / 1.03-1.05, 3x3/2 over
+    // 8x64x56x56 1.05-1.09 / 1.04-1.07, 1-D 3/2 1.03-1.04 / 0.94-1.02, 5x5/3 0.97 / 0.90); but an
+    // AVX-512 CPU runs this path only when forced, and on the AVX2-only Zen 3 MaxPool's rows-first
+    // kernels, whose loads are these, gained (above) (docs/PERFORMANCE_HISTORY.md, "2026-12-02,
+    // 032d30a..").
     p.in_place_prefetch_bytes = 4096;
     // As on AVX-512 (x86_avx512.cpp has the figures); on this path within noise either way (the
     // Xeon with 4 lanes; Zen 5 with whole vectors from 512 columns: C8 1.00 / 0.97, C6 1.00 / 1.03).
