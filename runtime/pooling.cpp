@@ -190,6 +190,7 @@ std::string pool_kernel(const char *op, const TensorView &input, const PreparedP
     PoolKernelCall call;
     call.avg = avg;
     call.f16 = input.dtype == DType::f16;
+    call.bf16 = input.dtype == DType::bf16;
     call.eight_bit = !avg && (input.dtype == DType::i8 || input.dtype == DType::u8);
     call.compared_bytes = compared_bytes;
     for (int a = 0; a < 3; a++) {

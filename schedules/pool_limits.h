@@ -26,6 +26,14 @@ constexpr int kMaxPlanesPerTask = 8;
 // a scratch band of as many rows.
 constexpr int kRowsFirstBandRows = 8;
 
+// The unpadded kernels read the input in place, so no lane may compute a window past a row's end:
+// they pool rows of at least one vector in whole vectors, the last one shifted inwards, and on
+// 512-bit SIMD (AVX-512) those that work in f32 (f32, bf16 and f16 data, but f16 MaxPool, which
+// compares integer keys) also pool rows of at least half a vector in half vectors. Narrower rows
+// run in scalar code there (schedules/pooling_schedule.cpp says why); unpadded_kernel_pays sends
+// them to the padded or rows-first kernels.
+constexpr bool unpadded_half_vector_rows(int vector_bytes, bool works_in_f32) { return vector_bytes >= 64 && works_in_f32; }
+
 // The flat-plane kernels (MaxPool's and AvgPool's generate_flat_plane) specialize these k x k
 // windows with pads of k / 2 (straight-line taps: in the kernels' general path a window's taps are
 // loops, where 7x7 took 1.9-2.4x the time, 9x9 1.2-1.3x, 13x13 1.1-1.4x); flat_plane_kernel_pays
@@ -51,6 +59,7 @@ auto centred_square_window(int k, const T &kernel_x, const T &kernel_y, const T 
 struct PoolKernelCall {
     bool avg = false;         // AvgPool (sums); else MaxPool, values only
     bool f16 = false;         // f16 data: each tap converted to f32 (MaxPool's then encoded as a key)
+    bool bf16 = false;        // bf16 data: each tap converted to f32 (a shift)
     bool eight_bit = false;   // i8 or u8 MaxPool: compares its own type, no conversion
     int compared_bytes = 4;   // the type compared or summed (and the padded scratch's): 1 for 8-bit
                               // MaxPool, 8 for f64, else 4 (f32, f16 keys, bf16 as f32)
@@ -71,11 +80,20 @@ struct PoolKernelCall {
 // 9d29585", has the table; figures below: the unpadded kernel's time over the padded one's), with
 // the unpadded kernels' tasks of one plane, before 27f2303 (their larger tasks since then made them
 // faster still, at 2 threads most: not measured against this rule).
-//   - A row narrower than one vector: the padded one. The unpadded kernels' rows of at least one
-//     vector are specialized (the last vector shifted inwards); a narrower row was a guarded vector,
-//     computed lane by lane, without the hot windows' constant taps: f32 2x2/2 on 28x28 planes (14
-//     outputs, 16 lanes) 6.5-8.1 on AVX-512, 8-bit MaxPool's 64-lane rows 19-84 there (it is scalar
-//     code since, which builds in seconds, its speed not measured: pooling_schedule.cpp).
+//   - A row narrower than one vector: the padded or rows-first one. The unpadded kernels' rows of
+//     at least one vector are specialized (the last vector shifted inwards); a narrower row was a
+//     guarded vector, computed lane by lane, without the hot windows' constant taps: f32 2x2/2 on
+//     28x28 planes (14 outputs, 16 lanes) 6.5-8.1 on AVX-512, 8-bit MaxPool's 64-lane rows 19-84
+//     there (it is scalar code since, which builds in seconds, its speed not measured:
+//     pooling_schedule.cpp).
+//   - But on AVX-512 rows of half a vector or more in the kernels that work in f32
+//     (unpadded_half_vector_rows), which pool those in half vectors, where that was measured
+//     faster than the rows-first or padded kernel (Zen 5, 1 / 2 threads, three runs;
+//     docs/PERFORMANCE_HISTORY.md, "2026-12-02, 032d30a.."): f32 MaxPool 2x2/2 on 28x28 planes
+//     (VGG) 0.31-0.36, 3x3/2 on 27x27 (AlexNet) 0.43-0.57, AvgPool 2x2/2 on 28x28 0.36-0.49; bf16
+//     2x2/2 0.51-0.81; f16 AvgPool 2x2/2 0.75-0.88 on 512 planes, 0.79-1.07 on 256. Not bf16
+//     MaxPool's overlapping windows (3x3/2 on 27x27 1.11-1.19), nor f16 MaxPool (2x2/2 1.32-1.37:
+//     keys encoded at each tap; its kernel builds no half vectors).
 //   - f16 MaxPool encodes each tap as a key (five vector instructions): disjoint windows only
 //     (2x2x2/2 0.76-0.98, 2x2/2 0.86-1.20, but 3x3/2 1.03-1.44). f16 on the baseline, which
 //     emulates the conversion: never (1.3-2.6 wherever measured).
@@ -100,7 +118,12 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
     }
     const bool disjoint = taps <= strides;
     if (c.vector_bytes == 0) return disjoint;
-    if (c.output_width * c.compared_bytes < c.vector_bytes) return false;
+    // Rows of half a vector where the kernel has them and they were measured faster (f32 MaxPool
+    // and AvgPool, bf16 and f16 AvgPool, bf16 MaxPool of disjoint windows); one vector elsewhere.
+    const int64_t lanes = c.vector_bytes / c.compared_bytes;
+    const bool works_in_f32 = c.compared_bytes == 4 && !(c.f16 && !c.avg);
+    const bool half_rows = unpadded_half_vector_rows(c.vector_bytes, works_in_f32) && (!c.bf16 || c.avg || disjoint);
+    if (c.output_width < (half_rows ? lanes / 2 : lanes)) return false;
     if (c.f16 && !c.converts_f16) return false;
     if (c.f16 && !c.avg) return disjoint;
     if (c.eight_bit) return true;

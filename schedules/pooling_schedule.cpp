@@ -5,7 +5,8 @@
 //            in L1 with their copies, kernels that read in place about 256 KiB of input, in at
 //            least 4 tasks per thread) / for z / for y / for x in vectors of L lanes
 //            (L = one register of the widest per-lane state; the last vector of a row is guarded,
-//            or shifted inwards: in unpadded kernels, and where masked stores are slow)
+//            or shifted inwards: in unpadded kernels, and where masked stores are slow; unpadded
+//            kernels on AVX-512 pool rows narrower than L, but at least L / 2, in half vectors)
 //   window:  reduced along x, then y, then z (three 1-D reductions); per output vector:
 //            for tap z: [for tap y: [for tap x (unrolled in threes): L lanes] L lanes] L lanes
 //            every partial result one vector, in registers. Padded values-only kernels step
@@ -53,6 +54,8 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "schedules/pool_limits.h"
 #include "schedules/worker_threads.h"
@@ -145,8 +148,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     const Var &task = co;
     const Expr planes = s.padded ? padded_planes_per_task(s.input_plane_elements * accumulator_bytes)
                                  : in_place_planes_per_task(s.output, s.input_plane_elements, work_type.bytes());
-    auto output_loops = [&](Stage f, TailStrategy tail) {
-        f.split(x, xo, xi, lanes, tail).vectorize(xi);
+    auto output_loops = [&](Stage f, TailStrategy tail, int vector_lanes) {
+        f.split(x, xo, xi, vector_lanes, tail).vectorize(xi);
         f.split(c, co, ci, planes, TailStrategy::GuardWithIf);
         if (rows_per_step > 1) {
             // The step's rows inside the vector loop, unrolled: the x stage (computed at xo,
@@ -171,13 +174,27 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // the values) may have no specializations, so its rows could not shift only where they are
     // a vector wide.
     const bool shift_row_ends = !s.padded || (!target.masked_stores && !s.second_output.defined());
+    // Unpadded kernels that work in f32 on AVX-512 also pool rows of half a vector or more in half
+    // vectors (unpadded_half_vector_rows, pool_limits.h): a second output path, with the hot
+    // windows specialized in it as in the first (`hot_paths`).
+    const Expr width = s.output.output_buffer().dim(0).extent();
+    const bool works_in_f32 = work_type == Float(32) && accumulator_bytes == 4;
+    const bool half_vectors = !s.padded && unpadded_half_vector_rows(target.vector_bytes, works_in_f32);
+    const int half_lanes = lanes / 2;
+    std::vector<Stage> hot_paths = {rows};
     if (shift_row_ends) {
-        rows = s.output.specialize(s.output.output_buffer().dim(0).extent() >= lanes);
-        output_loops(rows, TailStrategy::ShiftInwards);
+        rows = s.output.specialize(width >= lanes);
+        output_loops(rows, TailStrategy::ShiftInwards, lanes);
+        hot_paths = {rows};
+        if (half_vectors) {
+            Stage half_rows = s.output.specialize(width >= half_lanes);
+            output_loops(half_rows, TailStrategy::ShiftInwards, half_lanes);
+            hot_paths.push_back(half_rows);
+        }
     }
-    output_loops(s.output, TailStrategy::GuardWithIf);
+    output_loops(s.output, TailStrategy::GuardWithIf, lanes);
     if (s.second_output.defined()) {
-        output_loops(s.second_output, TailStrategy::GuardWithIf);
+        output_loops(s.second_output, TailStrategy::GuardWithIf, lanes);
         s.second_output.compute_with(s.output, xo);
     }
 
@@ -293,22 +310,27 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         s.along[0].update().never_partition_all();
     }
     // Unpadded kernels: their stages are vectors only where the output's rows are at least one
-    // vector wide (the output's shifted path; unpadded_kernel_pays sends narrower rows to the
-    // padded or rows-first kernels). A narrower row that still comes here (a plane past the padded
-    // kernels' scratch limit) runs its stages lane by lane, in scalar code. As guarded vectors
+    // vector wide (the output's shifted path), or half vectors where they are at least half a
+    // vector wide (AVX-512; unpadded_kernel_pays sends narrower rows to the padded or rows-first
+    // kernels). A narrower row that still comes here (a plane past the padded kernels' scratch
+    // limit) runs its stages lane by lane, in scalar code. As guarded vectors
     // they were predicated loads, which Halide emits element by element behind branches: 714 KB
     // of the f32 AVX-512 kernel's 837 KB of code, which took 227 s to generate on a Zen 3 (7.9 s
     // since; docs/PERFORMANCE_HISTORY.md, "2026-11-30, 43c7e92"). The other paths compile to the
     // same instructions either way.
-    Stage x_stage = s.along[0].update();
+    std::vector<Stage> x_stages = {s.along[0].update()};
     if (!s.padded) {
-        const Expr wide_rows = s.output.output_buffer().dim(0).extent() >= lanes;
-        for (int a = 0; a < stage_count; a++) {
-            const Var sx = s.along[a].args()[0];
-            s.along[a].specialize(wide_rows).vectorize(sx, lanes, TailStrategy::GuardWithIf);
-            Stage update = s.along[a].update().specialize(wide_rows);
-            update.vectorize(sx, lanes, TailStrategy::GuardWithIf);
-            if (a == 0) x_stage = update;
+        x_stages.clear();
+        std::vector<std::pair<Expr, int>> vector_rows = {{width >= lanes, lanes}};
+        if (half_vectors) vector_rows.emplace_back(width >= half_lanes, half_lanes);
+        for (const auto &[rows_wide_enough, vector_lanes] : vector_rows) {
+            for (int a = 0; a < stage_count; a++) {
+                const Var sx = s.along[a].args()[0];
+                s.along[a].specialize(rows_wide_enough).vectorize(sx, vector_lanes, TailStrategy::GuardWithIf);
+                Stage update = s.along[a].update().specialize(rows_wide_enough);
+                update.vectorize(sx, vector_lanes, TailStrategy::GuardWithIf);
+                if (a == 0) x_stages.push_back(update);
+            }
         }
     }
 
@@ -325,15 +347,17 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // count): with a runtime count, strides (2, 1) (y, x) on a 3x3 window took 4x the time.
     const std::vector<Expr> stride_y_cases =
         rows_per_step > 1 ? std::vector<Expr>{s.stride[1] == 2, s.stride[1] == 1} : std::vector<Expr>{Internal::const_true()};
-    for (int k : {3, 2}) {
-        for (int st : {2, 1}) {
-            for (const Expr &stride_y : stride_y_cases) {
-                rows.specialize(kx == k && ky == k && kz == 1 && s.stride[0] == st && stride_y && undilated);
+    for (Stage hot : hot_paths) {
+        for (int k : {3, 2}) {
+            for (int st : {2, 1}) {
+                for (const Expr &stride_y : stride_y_cases) {
+                    hot.specialize(kx == k && ky == k && kz == 1 && s.stride[0] == st && stride_y && undilated);
+                }
             }
         }
-    }
-    for (const Expr &stride_y : stride_y_cases) {
-        rows.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && stride_y && undilated);
+        for (const Expr &stride_y : stride_y_cases) {
+            hot.specialize(kx == 2 && ky == 2 && kz == 2 && s.stride[0] == 2 && stride_y && undilated);
+        }
     }
     // The whole-window (unpadded MaxPool) kernels also specialize windows one row high (1-D
     // pooling, and 2-D windows of one row), any width and stride: their y and z tap loops are then
@@ -341,8 +365,12 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // the loop's indices spilled. 1-D windows k3 s2 and k2 s2 on 64 channels of about 4096 took
     // 0.26-0.30x the time (Zen 3, AVX2, 1 thread; docs/PERFORMANCE_HISTORY.md, "2026-12-01,
     // deee0db..811376b").
-    if (s.whole_window) rows.specialize(ky == 1 && kz == 1);
-    for (int st : {1, 2}) x_stage.specialize(s.stride[0] == st);
+    if (s.whole_window) {
+        for (Stage hot : hot_paths) hot.specialize(ky == 1 && kz == 1);
+    }
+    for (Stage x_stage : x_stages) {
+        for (int st : {1, 2}) x_stage.specialize(s.stride[0] == st);
+    }
 }
 
 // Rows first (MaxPool's and AvgPool's rows_first kernels, RowsFirstStages):

@@ -963,20 +963,23 @@ void check_max_pool(const Tensor &input, Tensor &got, const Tensor &expected, co
     if (got.dtype() == DType::f32) check_canonical_max_outputs(got, where, budget);
 }
 
-// Lanes of an f32 vector on a CPU path (AVX-512 16, AVX2 8, the baseline and NEON 4).
-int64_t f32_lanes(Isa isa) { return isa == Isa::avx512 ? 16 : isa == Isa::avx2 ? 8 : 4; }
+// The narrowest output row, in outputs, that the unpadded kernels pool in vectors on a CPU path
+// for f32 data (AVX-512 8, half its 16 lanes; AVX2 8; the baseline and NEON 4): pool_limits.h's
+// unpadded_half_vector_rows.
+int64_t unpadded_min_width_f32(Isa isa) { return isa == Isa::avx512 ? 8 : isa == Isa::avx2 ? 8 : 4; }
 
 // Calls whose windows all lie inside the input run the unpadded kernel where it is the faster
 // (unpadded_kernel_pays, schedules/pool_limits.h, which gives the measurements): on the CPU paths
-// unless the row is narrower than one vector (f32 lanes: AVX-512 16, AVX2 8, the baseline and
-// NEON 4), the window is 2-D, undilated and 3x3 at stride 1 (8-bit MaxPool excepted), or the data
+// unless the row is narrower than one vector (on AVX-512 half of one where that pays: f32, AvgPool
+// of bf16 and f16, bf16 MaxPool's disjoint windows; unpadded_min_width_f32), the window is 2-D,
+// undilated and 3x3 at stride 1 (8-bit MaxPool excepted), or the data
 // is f16 with MaxPool's overlapping windows (f16 on the baseline, which emulates its conversion,
 // never); on the GPU paths for disjoint windows only. Elsewhere the padded kernel, or the
 // rows-first one where that pays (rows_first_expected).
 TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
     const Isa isa = active_isa();
     const bool gpu = test::is_gpu(isa);
-    const int64_t lanes = f32_lanes(isa);
+    const int64_t min_width = unpadded_min_width_f32(isa);
     struct Case {
         const char *what;
         bool avg;
@@ -995,9 +998,11 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"f64 2x2/1, 17 wide", false, DType::f64, 2, 1, 17, true, false},
         {"bf16 2x2/1, 17 wide", false, DType::bf16, 2, 1, 17, true, false},
         {"f16 2x2/1, 17 wide", false, DType::f16, 2, 1, 17, false, false},
-        {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, lanes <= 7, true},
-        {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, lanes <= 8, true},
-        {"2x2/2, 15 wide", false, DType::f32, 2, 2, 15, lanes <= 15, true},
+        {"2x2/2, 7 wide", false, DType::f32, 2, 2, 7, min_width <= 7, true},
+        {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, min_width <= 8, true},
+        {"2x2/2, 15 wide", false, DType::f32, 2, 2, 15, min_width <= 15, true},
+        {"AvgPool 2x2/2, 9 wide", true, DType::f32, 2, 2, 9, min_width <= 9, true},
+        {"bf16 2x2/2, 9 wide", false, DType::bf16, 2, 2, 9, min_width <= 9, true},
         {"2x2/2, 16 wide", false, DType::f32, 2, 2, 16, true, true},
         {"3x3/1 dilated 2, 17 wide", false, DType::f32, 3, 1, 17, true, false, 2},
         {"3x3x3/1, 17 wide", false, DType::f32, 3, 1, 17, true, false, 1, true},
@@ -1009,6 +1014,11 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"AvgPool 5x5/1, 17 wide", true, DType::f32, 5, 1, 17, true, false},
         {"f64 3x3/2, 6 wide", false, DType::f64, 3, 2, 6, isa != Isa::avx512, false},  // 8 lanes on AVX-512
         {"u8 2x2/2, 40 wide", false, DType::u8, 2, 2, 40, isa != Isa::avx512, true},  // 64 lanes on AVX-512
+        // 16 lanes on AVX-512, where half vectors do not pay for these: overlapping bf16 MaxPool
+        // windows, f16 MaxPool; f16 AvgPool takes them (the baseline emulates f16: never).
+        {"bf16 3x3/2, 13 wide", false, DType::bf16, 3, 2, 13, isa != Isa::avx512, false},
+        {"f16 2x2/2, 9 wide", false, DType::f16, 2, 2, 9, isa != Isa::avx512 && isa != Isa::baseline, true},
+        {"AvgPool f16 2x2/2, 9 wide", true, DType::f16, 2, 2, 9, isa != Isa::baseline, true},
         {"u8 3x3/1, 64 wide", false, DType::u8, 3, 1, 64, true, false},
         {"f16 2x2/2, 17 wide", false, DType::f16, 2, 2, 17, isa != Isa::baseline, true},
         {"f16 3x3/2, 17 wide", false, DType::f16, 3, 2, 17, false, false},
@@ -1307,13 +1317,13 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
 // against the reference; strides 1-3, dilations 1 and 2, with and without padding, rows narrower
 // and wider than a vector of every path. On the CPU paths each f32 MaxPool call is also checked to
 // run the kernel meant (global pooling for a window that is the whole row, unpadded without
-// padding where the output row fills a vector, else rows first on the AVX paths, else the padded
+// padding where the output row is at least unpadded_min_width_f32, else rows first on the AVX paths, else the padded
 // kernel), so a change of rule shows here. (A NaN fill cannot show an unwritten output where a NaN
 // is expected; RandomPooling's other tests cover that.)
 TEST_P(RandomPooling, OneRowWindows) {
     const Isa isa = active_isa();
     const bool cpu = isa != Isa::cuda && isa != Isa::opencl;
-    const int64_t lanes = f32_lanes(isa);
+    const int64_t min_width = unpadded_min_width_f32(isa);
     Rng rng(6301);
     test::FailureBudget budget;
     const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
@@ -1347,7 +1357,7 @@ TEST_P(RandomPooling, OneRowWindows) {
                                 const std::string where = context(0, "max_pool, one-row window", dtype, g, test::describe(ma));
                                 if (cpu && dtype == DType::f32) {
                                     const bool global = !two_d && pad == 0 && k == width;  // one window, the whole row
-                                    const bool unpadded = pad == 0 && geometry.output_shape.back() >= lanes;
+                                    const bool unpadded = pad == 0 && geometry.output_shape.back() >= min_width;
                                     const std::string meant = global     ? "global_max_pool_f32"
                                                               : unpadded ? "max_pool_f32_unpadded"
                                                               : rows_first_expected(dtype, 1, pa.strides[0]) ? "max_pool_f32_rows_first"
