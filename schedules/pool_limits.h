@@ -28,11 +28,16 @@ constexpr int kRowsFirstBandRows = 8;
 
 // The unpadded kernels read the input in place, so no lane may compute a window past a row's end:
 // they pool rows of at least one vector in whole vectors, the last one shifted inwards, and on
-// 512-bit SIMD (AVX-512) those that work in f32 (f32, bf16 and f16 data, but f16 MaxPool, which
-// compares integer keys) also pool rows of at least half a vector in half vectors. Narrower rows
-// run in scalar code there (schedules/pooling_schedule.cpp says why); unpadded_kernel_pays sends
-// them to the padded or rows-first kernels.
-constexpr bool unpadded_half_vector_rows(int vector_bytes, bool works_in_f32) { return vector_bytes >= 64 && works_in_f32; }
+// 512-bit SIMD (AVX-512) those that work in f32 (f32, bf16 and f16 data, except f16 MaxPool, which
+// compares integer keys) also pool rows of at least half a vector (8 lanes) in half vectors.
+// Narrower rows run in scalar code there (schedules/pooling_schedule.cpp says why);
+// unpadded_kernel_pays sends them to the padded or rows-first kernels. Only there: the half
+// vectors of AVX2 (4 f32 lanes), of f64 and of 8-bit MaxPool were not measured. `works_in_f32` is
+// worked out on each side from what that side knows, the schedule from the kernel's work type,
+// the runtime's rule from the call's data type and operator: change both together.
+constexpr bool unpadded_half_vector_rows(int vector_bytes, bool works_in_f32) {
+    return vector_bytes >= 64 && works_in_f32;
+}
 
 // The flat-plane kernels (MaxPool's and AvgPool's generate_flat_plane) specialize these k x k
 // windows with pads of k / 2 (straight-line taps: in the kernels' general path a window's taps are
@@ -87,13 +92,15 @@ struct PoolKernelCall {
 //     there (it is scalar code since, which builds in seconds, its speed not measured:
 //     pooling_schedule.cpp).
 //   - But on AVX-512 rows of half a vector or more in the kernels that work in f32
-//     (unpadded_half_vector_rows), which pool those in half vectors, where that was measured
-//     faster than the rows-first or padded kernel (Zen 5, 1 / 2 threads, three runs;
-//     docs/PERFORMANCE_HISTORY.md, "2026-12-02, 032d30a.."): f32 MaxPool 2x2/2 on 28x28 planes
-//     (VGG) 0.31-0.36, 3x3/2 on 27x27 (AlexNet) 0.43-0.57, AvgPool 2x2/2 on 28x28 0.36-0.49; bf16
-//     2x2/2 0.51-0.81; f16 AvgPool 2x2/2 0.75-0.88 on 512 planes, 0.79-1.07 on 256. Not bf16
-//     MaxPool's overlapping windows (3x3/2 on 27x27 1.11-1.19), nor f16 MaxPool (2x2/2 1.32-1.37:
-//     keys encoded at each tap; its kernel builds no half vectors).
+//     (unpadded_half_vector_rows), which pool those in half vectors: f32 data, and bf16 and f16
+//     data in disjoint windows. Measured against the rows-first or padded kernel (Zen 5, 1 / 2
+//     threads, two or three runs; docs/PERFORMANCE_HISTORY.md, "2026-12-02, 032d30a.."): f32
+//     MaxPool 2x2/2 on 28x28 planes (VGG) 0.31-0.36, 3x3/2 on 27x27 (AlexNet) 0.43-0.57, AvgPool
+//     2x2/2 on 28x28 0.36-0.49 (f32's other windows follow these, not measured); bf16 2x2/2
+//     0.51-0.81; f16 AvgPool 2x2/2 0.75-0.88 on 512 planes, 0.79-1.07 on 256. Not bf16 MaxPool's
+//     overlapping windows (3x3/2 on 27x27 1.11-1.19; bf16 and f16 AvgPool's, not measured, follow
+//     it), nor f16 MaxPool (2x2/2 1.32-1.37: keys encoded at each tap; its kernel builds no half
+//     vectors).
 //   - f16 MaxPool encodes each tap as a key (five vector instructions): disjoint windows only
 //     (2x2x2/2 0.76-0.98, 2x2/2 0.86-1.20, but 3x3/2 1.03-1.44). f16 on the baseline, which
 //     emulates the conversion: never (1.3-2.6 wherever measured).
@@ -118,11 +125,11 @@ inline bool unpadded_kernel_pays(const PoolKernelCall &c) {
     }
     const bool disjoint = taps <= strides;
     if (c.vector_bytes == 0) return disjoint;
-    // Rows of half a vector where the kernel has them and they were measured faster (f32 MaxPool
-    // and AvgPool, bf16 and f16 AvgPool, bf16 MaxPool of disjoint windows); one vector elsewhere.
+    // Rows of half a vector where the kernel has them (works_in_f32: the schedule's test, from the
+    // call) and they paid: f32, and bf16 and f16 in disjoint windows; one vector elsewhere.
     const int64_t lanes = c.vector_bytes / c.compared_bytes;
     const bool works_in_f32 = c.compared_bytes == 4 && !(c.f16 && !c.avg);
-    const bool half_rows = unpadded_half_vector_rows(c.vector_bytes, works_in_f32) && (!c.bf16 || c.avg || disjoint);
+    const bool half_rows = unpadded_half_vector_rows(c.vector_bytes, works_in_f32) && (!(c.bf16 || c.f16) || disjoint);
     if (c.output_width < (half_rows ? lanes / 2 : lanes)) return false;
     if (c.f16 && !c.converts_f16) return false;
     if (c.f16 && !c.avg) return disjoint;

@@ -24,8 +24,8 @@
 //            scratch (0.88x the time on ResNet's 112x112 planes on Zen 5).
 //            Unpadded kernels (generator param padded=false, which the runtime calls where every
 //            window lies inside the input and they are the faster: unpadded_kernel_pays in
-//            pool_limits.h, e.g. 2x2/2 on rows of a vector or more, 3-D 2x2x2/2, AlexNet's 3x3/2
-//            on 55x55) read the input in place, converting at each tap (MaxPool of f32, bf16 and
+//            pool_limits.h, e.g. 2x2/2 on rows of a vector or more (on AVX-512 half a vector),
+//            3-D 2x2x2/2, AlexNet's 3x3/2 on 55x55) read the input in place, converting at each tap (MaxPool of f32, bf16 and
 //            f64 compares values there, not keys): no copy (0.6x the time on Zen 5).
 //   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
 //   windows with stride_x 2 (3-D), undilated (kernels that step two rows: each also with
@@ -161,7 +161,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         f.parallel(task).parallel(n);
     };
     // Where the hot windows are specialized (below): the whole output, or its rows of at least
-    // one vector.
+    // one vector (and, on AVX-512, of half a vector: hot_paths).
     Stage rows = s.output;
     if (s.second_output.defined() && !s.padded) {
         throw CompileError("the unpadded pooling plan has no indices output (build it with padded=true)");
@@ -178,6 +178,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // vectors (unpadded_half_vector_rows, pool_limits.h): a second output path, with the hot
     // windows specialized in it as in the first (`hot_paths`).
     const Expr width = s.output.output_buffer().dim(0).extent();
+    // (f32, bf16 and f16 data but f16 MaxPool's keys; unpadded_kernel_pays works it out from the call.)
     const bool works_in_f32 = work_type == Float(32) && accumulator_bytes == 4;
     const bool half_vectors = !s.padded && unpadded_half_vector_rows(target.vector_bytes, works_in_f32);
     const int half_lanes = lanes / 2;
@@ -228,9 +229,9 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // vector, also when the indices output is fused in: the last, guarded vector of a row
     // over-computes lanes, whose taps read scratch past the margin (allocated, never written),
     // into results no output keeps. Unpadded kernels: whole output vectors make every stage a
-    // whole vector too, except in rows narrower than one, where the stages run lane by lane (no
-    // load past the input; below), which is why the runtime sends such rows to the padded or
-    // rows-first kernels (unpadded_kernel_pays, pool_limits.h).
+    // whole vector too (half vectors in the half-vector rows of AVX-512), except in narrower rows,
+    // where the stages run lane by lane (no load past the input; below), which is why the runtime
+    // sends such rows to the padded or rows-first kernels (unpadded_kernel_pays, pool_limits.h).
     // With rows_per_step rows per step, the x stage is computed once per step (below), and the
     // rest per output vector of each row.
     // One stage for the whole window (whole_window: unpadded kernels only): a vector computed per
@@ -336,7 +337,7 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     // Hot cases: 2x2 and 3x3 windows (2-D pooling: a z window of 1 tap) with stride 1 or 2 along
     // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output (unpadded kernels:
-    // its rows of at least one vector) is specialized, so the branch is taken once per call and
+    // its rows of at least one vector, and on AVX-512 those of half a vector) is specialized, so the branch is taken once per call and
     // every tap loop inside has a constant extent, over shifted (stride 1) or deinterleaved
     // (stride 2) loads. Specializing the stages' tap loops as well multiplied the code paths, and
     // the build time with them. A constant stride alone still turns the general path's gathers

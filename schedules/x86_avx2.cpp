@@ -39,7 +39,7 @@ TargetParams x86_avx2_params() {
     // a9e33d4.."). A C model of P2 put 2-8 KB ahead alike and 1 KB short. AvgPool's in-place
     // kernels take it too. On Zen 5 running this path (7-9 interleaved rounds, time with / without
     // at 1 and 2 threads) the unpadded ones gained (2x2/2 on 224x224 0.51 / 0.70, on 56x56 and
-    // 28x28 0.96-1.00) and the rows-first ones mostly lost (P11 1.05-1.07 / 1.03-1.05, 3x3/2 over
+    // 28x28 0.96-1.01) and the rows-first ones mostly lost (P11 1.05-1.07 / 1.03-1.05, 3x3/2 over
     // 8x64x56x56 1.05-1.09 / 1.04-1.07, 1-D 3/2 1.03-1.04 / 0.94-1.02, 5x5/3 0.97 / 0.90); but an
     // AVX-512 CPU runs this path only when forced, and on the AVX2-only Zen 3 MaxPool's rows-first
     // kernels, whose loads are these, gained (above) (docs/PERFORMANCE_HISTORY.md, "2026-12-02,

@@ -54,9 +54,9 @@ TargetParams x86_avx512_params() {
     // prefetch) moved; 8 KB level with 4 KB (docs/PERFORMANCE_HISTORY.md, "2026-12-02"). Intel
     // hosts not measured. AvgPool's in-place kernels on Zen 5 (7 interleaved rounds, time with /
     // without at 1 and 2 threads): rows first P11 0.89-0.94 / 0.92-0.94, 3x3/2 over 8x64x56x56
-    // 0.88 / 0.87, 1-D 3/2 0.93 / 0.93, 2x2/2 on 28x28 0.95 / 0.99, 5x5/3 on 17x17 0.99 / 0.97;
-    // unpadded 2x2/2 on 56x56 0.87 / 0.91, on 224x224 0.86 / 0.96 (docs/PERFORMANCE_HISTORY.md,
-    // "2026-12-02, 032d30a..").
+    // 0.88 / 0.87, 1-D 3/2 0.93 / 0.93, 2x2/2 on 28x28 0.95 / 0.99 (unpadded since 90128fe),
+    // 5x5/3 on 17x17 0.99 / 0.97; unpadded 2x2/2 on 56x56 0.87 / 0.91, on 224x224 0.86 / 0.96
+    // (docs/PERFORMANCE_HISTORY.md, "2026-12-02, 032d30a..").
     p.in_place_prefetch_bytes = 4096;
     // 4-lane copies of narrow rows: with 16-lane ones the gathers at the rows' ends took 18% of
     // C7's samples on an Intel Xeon, and 4 lanes C7 0.87x / 0.96x the time at 1 / 2 threads

@@ -17,7 +17,8 @@ TargetParams x86_baseline_params() {
                    /*channel_vector_tile=*/{6, 8, 1},
                    // Unused: one-vector kernels are built for AVX-512 only.
                    /*one_vector_tile=*/{1, 8, 1}};
-    // As on AVX2 (x86_avx2.cpp has the figures); not measured on this path.
+    // As on AVX2 (x86_avx2.cpp has the figures; AvgPool's in-place kernels too since a22a091); not
+    // measured on this path.
     p.in_place_prefetch_bytes = 4096;
     return p;
 }

@@ -787,10 +787,11 @@ TEST_P(RandomPooling, NarrowedIndicesOneCallForATunedKernel) {
 }
 
 // Those kernels compute no window past the end of a row (its reads would leave the input): the
-// last vector of a row is shifted inwards, and a row narrower than a vector is computed lane by lane
-// (the runtime sends such rows to the padded or rows-first kernels, and the windows where the
-// unpadded kernels do not pay: UnpaddedKernelWhereItPays below). So: every output width around
-// 16, 32 and 64 lanes (AVX-512's 4-byte vectors, AVX2's and AVX-512's 1-byte ones), with and
+// last vector of a row is shifted inwards (on AVX-512 rows of half a vector in half vectors), and
+// a narrower row is computed lane by lane (the runtime sends such rows to the padded or rows-first
+// kernels, and the windows where the unpadded kernels do not pay: UnpaddedKernelWhereItPays
+// below). So: every output width around 8, 16, 32 and 64 lanes (AVX-512's half vectors and AVX2's
+// vectors of 4 bytes, AVX-512's 4-byte vectors, AVX2's and AVX-512's 1-byte ones), with and
 // without an unused input column at the end, 2-D and 3-D, the specialized windows and general
 // ones, every type.
 TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
@@ -801,7 +802,7 @@ TEST_P(RandomPooling, WindowsInsideTheInputAroundVectorWidths) {
     };
     const Window windows[] = {{2, 2}, {3, 3}, {1, 2}, {3, 2}, {3, 1}, {2, 1}, {4, 3}};
     for (const Window w : windows) {
-        for (const int64_t out_w : {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66}) {
+        for (const int64_t out_w : {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66}) {
             for (const int spatial : {2, 3}) {
                 Shape in_shape = {1, 2};
                 PoolAttributes pa;
@@ -1002,6 +1003,7 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"2x2/2, 8 wide", false, DType::f32, 2, 2, 8, min_width <= 8, true},
         {"2x2/2, 15 wide", false, DType::f32, 2, 2, 15, min_width <= 15, true},
         {"AvgPool 2x2/2, 9 wide", true, DType::f32, 2, 2, 9, min_width <= 9, true},
+        {"3x3/2, 13 wide", false, DType::f32, 3, 2, 13, min_width <= 13, false},
         {"bf16 2x2/2, 9 wide", false, DType::bf16, 2, 2, 9, min_width <= 9, true},
         {"2x2/2, 16 wide", false, DType::f32, 2, 2, 16, true, true},
         {"3x3/1 dilated 2, 17 wide", false, DType::f32, 3, 1, 17, true, false, 2},
@@ -1019,6 +1021,9 @@ TEST_P(RandomPooling, UnpaddedKernelWhereItPays) {
         {"bf16 3x3/2, 13 wide", false, DType::bf16, 3, 2, 13, isa != Isa::avx512, false},
         {"f16 2x2/2, 9 wide", false, DType::f16, 2, 2, 9, isa != Isa::avx512 && isa != Isa::baseline, true},
         {"AvgPool f16 2x2/2, 9 wide", true, DType::f16, 2, 2, 9, isa != Isa::baseline, true},
+        // Overlapping windows of bf16 and f16 AvgPool: on AVX-512 whole vectors only, as bf16 MaxPool's.
+        {"AvgPool bf16 3x3/2, 13 wide", true, DType::bf16, 3, 2, 13, isa != Isa::avx512, false},
+        {"AvgPool f16 3x3/2, 13 wide", true, DType::f16, 3, 2, 13, isa != Isa::avx512 && isa != Isa::baseline, false},
         {"u8 3x3/1, 64 wide", false, DType::u8, 3, 1, 64, true, false},
         {"f16 2x2/2, 17 wide", false, DType::f16, 2, 2, 17, isa != Isa::baseline, true},
         {"f16 3x3/2, 17 wide", false, DType::f16, 3, 2, 17, false, false},
@@ -1317,8 +1322,8 @@ TEST_P(RandomPooling, FlatPlaneWindows) {
 // against the reference; strides 1-3, dilations 1 and 2, with and without padding, rows narrower
 // and wider than a vector of every path. On the CPU paths each f32 MaxPool call is also checked to
 // run the kernel meant (global pooling for a window that is the whole row, unpadded without
-// padding where the output row is at least unpadded_min_width_f32, else rows first on the AVX paths, else the padded
-// kernel), so a change of rule shows here. (A NaN fill cannot show an unwritten output where a NaN
+// padding where the output row is at least unpadded_min_width_f32, else rows first on the AVX
+// paths, else the padded kernel), so a change of rule shows here. (A NaN fill cannot show an unwritten output where a NaN
 // is expected; RandomPooling's other tests cover that.)
 TEST_P(RandomPooling, OneRowWindows) {
     const Isa isa = active_isa();
@@ -1498,8 +1503,9 @@ TEST_P(RandomPooling, NarrowRowsPastTheScratchLimitRunUnpaddedInBf16AndF64) {
 // row, so the special values also arrive through a y tap), two output rows (with one, the runtime
 // would see stride 1 along y), which run the unpadded kernel on every path (checked; f16 not on
 // the baseline, which emulates its conversion); rows of 21 outputs, so a whole vector and the last
-// one shifted inwards on AVX-512 (and rows of 7 before that, the padded or rows-first kernel's
-// where they are narrower than a vector). f16 takes the same kernels, with keys.
+// one shifted inwards on AVX-512, rows of 14, half vectors there (f16, whose keys have none: the
+// padded kernel), and rows of 7, the padded or rows-first kernel's where they are narrower than a
+// vector. f16 takes the same kernels, with keys.
 TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
     const double inf = std::numeric_limits<double>::infinity(), nan = -std::numeric_limits<double>::quiet_NaN();
     // Windows: {-0, +0} {-inf, -0} {-0.5, -0} {nan, inf} {inf, nan} {-inf, -inf} {-0, 0.25}
@@ -1527,7 +1533,7 @@ TEST_P(RandomPooling, MaxPoolUnpaddedSignedZeroAndNaN) {
                 const bool emulated_f16 = dtype == DType::f16 && active_isa() == Isa::baseline;
                 EXPECT_EQ(max_pool_kernel_picked(input, output, a), emulated_f16 ? kernel : kernel + "_unpadded");
             }
-            for (const int64_t repeats : {1, 3}) {
+            for (const int64_t repeats : {1, 2, 3}) {
                 SCOPED_TRACE(std::string(dtype_name(dtype)) + " x" + std::to_string(repeats) + ", " +
                              std::to_string(layout.rows) + " rows, pattern in row " + std::to_string(layout.pattern_row));
                 const int64_t width = 14 * repeats;
