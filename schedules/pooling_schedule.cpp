@@ -25,8 +25,9 @@
 //            Unpadded kernels (generator param padded=false, which the runtime calls where every
 //            window lies inside the input and they are the faster: unpadded_kernel_pays in
 //            pool_limits.h, e.g. 2x2/2 on rows of a vector or more (on AVX-512 half a vector),
-//            3-D 2x2x2/2, AlexNet's 3x3/2 on 55x55) read the input in place, converting at each tap (MaxPool of f32, bf16 and
-//            f64 compares values there, not keys): no copy (0.6x the time on Zen 5).
+//            3-D 2x2x2/2, AlexNet's 3x3/2 on 55x55) read the input in place, converting at each
+//            tap (MaxPool of f32, bf16 and f64 compares values there, not keys): no copy (0.6x the
+//            time on Zen 5).
 //   Specialized: the whole output for 2x2 and 3x3 windows with stride_x 1 or 2 (2-D) and 2x2x2
 //   windows with stride_x 2 (3-D), undilated (kernels that step two rows: each also with
 //   stride_y 1 or 2), with constant tap loops over dense or
@@ -160,9 +161,6 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
         }
         f.parallel(task).parallel(n);
     };
-    // Where the hot windows are specialized (below): the whole output, or its rows of at least
-    // one vector (and, on AVX-512, of half a vector: hot_paths).
-    Stage rows = s.output;
     if (s.second_output.defined() && !s.padded) {
         throw CompileError("the unpadded pooling plan has no indices output (build it with padded=true)");
     }
@@ -174,25 +172,25 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // the values) may have no specializations, so its rows could not shift only where they are
     // a vector wide.
     const bool shift_row_ends = !s.padded || (!target.masked_stores && !s.second_output.defined());
+    // The row widths whose last vector shifts, widest first: (rows at least this wide, lanes).
     // Unpadded kernels that work in f32 on AVX-512 also pool rows of half a vector or more in half
-    // vectors (unpadded_half_vector_rows, pool_limits.h): a second output path, with the hot
-    // windows specialized in it as in the first (`hot_paths`).
+    // vectors (unpadded_half_vector_rows, pool_limits.h; works_in_f32 is f32, bf16 and f16 data but
+    // f16 MaxPool's keys, which unpadded_kernel_pays works out from the call).
     const Expr width = s.output.output_buffer().dim(0).extent();
-    // (f32, bf16 and f16 data but f16 MaxPool's keys; unpadded_kernel_pays works it out from the call.)
     const bool works_in_f32 = work_type == Float(32) && accumulator_bytes == 4;
-    const bool half_vectors = !s.padded && unpadded_half_vector_rows(target.vector_bytes, works_in_f32);
-    const int half_lanes = lanes / 2;
-    std::vector<Stage> hot_paths = {rows};
-    if (shift_row_ends) {
-        rows = s.output.specialize(width >= lanes);
-        output_loops(rows, TailStrategy::ShiftInwards, lanes);
-        hot_paths = {rows};
-        if (half_vectors) {
-            Stage half_rows = s.output.specialize(width >= half_lanes);
-            output_loops(half_rows, TailStrategy::ShiftInwards, half_lanes);
-            hot_paths.push_back(half_rows);
-        }
+    std::vector<std::pair<Expr, int>> shifted_rows;
+    if (shift_row_ends) shifted_rows.emplace_back(width >= lanes, lanes);
+    if (!s.padded && unpadded_half_vector_rows(target.vector_bytes, works_in_f32)) {
+        shifted_rows.emplace_back(width >= lanes / 2, lanes / 2);
     }
+    // Where the hot windows are specialized (below): the whole output, or each of those paths.
+    std::vector<Stage> hot_paths;
+    for (const auto &[rows_wide_enough, vector_lanes] : shifted_rows) {
+        Stage path = s.output.specialize(rows_wide_enough);
+        output_loops(path, TailStrategy::ShiftInwards, vector_lanes);
+        hot_paths.push_back(path);
+    }
+    if (hot_paths.empty()) hot_paths.push_back(s.output);
     output_loops(s.output, TailStrategy::GuardWithIf, lanes);
     if (s.second_output.defined()) {
         output_loops(s.second_output, TailStrategy::GuardWithIf, lanes);
@@ -314,17 +312,15 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
     // vector wide (the output's shifted path), or half vectors where they are at least half a
     // vector wide (AVX-512; unpadded_kernel_pays sends narrower rows to the padded or rows-first
     // kernels). A narrower row that still comes here (a plane past the padded kernels' scratch
-    // limit) runs its stages lane by lane, in scalar code. As guarded vectors
-    // they were predicated loads, which Halide emits element by element behind branches: 714 KB
-    // of the f32 AVX-512 kernel's 837 KB of code, which took 227 s to generate on a Zen 3 (7.9 s
-    // since; docs/PERFORMANCE_HISTORY.md, "2026-11-30, 43c7e92"). The other paths compile to the
-    // same instructions either way.
+    // limit) runs its stages lane by lane, in scalar code. As guarded vectors they were predicated
+    // loads, which Halide emits element by element behind branches: 714 KB of the f32 AVX-512
+    // kernel's 837 KB of code, which took 227 s to generate on a Zen 3 (7.9 s since;
+    // docs/PERFORMANCE_HISTORY.md, "2026-11-30, 43c7e92"). The other paths compile to the same
+    // instructions either way.
     std::vector<Stage> x_stages = {s.along[0].update()};
     if (!s.padded) {
         x_stages.clear();
-        std::vector<std::pair<Expr, int>> vector_rows = {{width >= lanes, lanes}};
-        if (half_vectors) vector_rows.emplace_back(width >= half_lanes, half_lanes);
-        for (const auto &[rows_wide_enough, vector_lanes] : vector_rows) {
+        for (const auto &[rows_wide_enough, vector_lanes] : shifted_rows) {
             for (int a = 0; a < stage_count; a++) {
                 const Var sx = s.along[a].args()[0];
                 s.along[a].specialize(rows_wide_enough).vectorize(sx, vector_lanes, TailStrategy::GuardWithIf);
@@ -337,8 +333,8 @@ void schedule_pooling(PoolingStages &s, const TargetParams &target, const Type &
 
     // Hot cases: 2x2 and 3x3 windows (2-D pooling: a z window of 1 tap) with stride 1 or 2 along
     // x, and 2x2x2 windows with stride 2 (3-D), undilated. The whole output (unpadded kernels:
-    // its rows of at least one vector, and on AVX-512 those of half a vector) is specialized, so the branch is taken once per call and
-    // every tap loop inside has a constant extent, over shifted (stride 1) or deinterleaved
+    // its rows of at least one vector, and on AVX-512 those of half a vector) is specialized, so
+    // the branch is taken once per call and every tap loop inside has a constant extent, over shifted (stride 1) or deinterleaved
     // (stride 2) loads. Specializing the stages' tap loops as well multiplied the code paths, and
     // the build time with them. A constant stride alone still turns the general path's gathers
     // into dense loads.
